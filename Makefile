@@ -1,0 +1,130 @@
+# stepguard — GNU make.  Everything generated goes under $(BUILD).
+#
+#   make            build/stepguard
+#   make check      every test (unit, command line)
+#   make asan       the same tests, built with ASan and UBSan
+#   make lint       mandoc -Tlint on the man pages, cppcheck on the sources
+#   make install    PREFIX (/usr/local), DESTDIR, SYSCONFDIR (/etc)
+#   make deps       install build and test dependencies (Debian/Ubuntu, apt-get)
+
+VERSION    := 0.1.0
+BUILD      ?= build
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+DESTDIR    ?=
+
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+SHELL      := /bin/bash
+
+LIBS_PKGS  := inih libseccomp
+TEST_PKGS  := cmocka
+
+# Warnings that catch bugs are errors; the rest must stay at zero too
+# (CI builds with WERROR=1).
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+	-Wformat=2 -Wswitch-default -Wvla -Wpointer-arith -Wcast-align \
+	-Werror=implicit-function-declaration -Werror=missing-prototypes \
+	-Werror=format-security -Werror=format=2 -Werror=shadow \
+	-Werror=switch-default -Werror=return-type -Werror=int-conversion \
+	-Werror=incompatible-pointer-types -Werror=implicit-int \
+	-Werror=vla -Werror=strict-prototypes
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 $(WARN) -fno-strict-aliasing -D_FORTIFY_SOURCE=2 \
+	-fstack-protector-strong $(SANFLAGS)
+CPPFLAGS += -I. -D_GNU_SOURCE -DSTEPGUARD_VERSION='"$(VERSION)"' \
+	$(shell $(PKG_CONFIG) --cflags $(LIBS_PKGS))
+LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
+LDFLAGS  += $(SANFLAGS)
+
+POLICY_SRCS   := policy/policy.c policy/expand.c policy/ruling.c policy/strbuf.c
+LAUNCHER_LIB  := launcher/options.c launcher/policy_load.c launcher/roots.c \
+	launcher/check.c launcher/run.c
+LAUNCHER_MAIN := launcher/main.c
+RULES         := $(sort $(wildcard rules.d/*.ini))
+
+GEN_DEFAULT   := $(BUILD)/gen/default_policy.c
+POLICY_OBJS   := $(POLICY_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_policy.o
+LAUNCHER_OBJS := $(LAUNCHER_LIB:%.c=$(BUILD)/%.o)
+
+UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_policy \
+	test_policy_load
+UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
+
+.PHONY: all check unit cli asan lint install uninstall deps clean
+all: $(BUILD)/stepguard
+
+$(BUILD)/stepguard: $(LAUNCHER_MAIN:%.c=$(BUILD)/%.o) $(LAUNCHER_OBJS) $(POLICY_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# The compiled-in default policy is generated from the shipped rules.d.
+$(GEN_DEFAULT): $(RULES) policy/embed.sh
+	@mkdir -p $(@D)
+	sh policy/embed.sh $(RULES) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/default_policy.o: $(GEN_DEFAULT)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) $(CFLAGS) \
+		-Wno-missing-prototypes -Wno-error=missing-prototypes -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LAUNCHER_OBJS) $(POLICY_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
+
+check: unit cli
+
+# Unit tests: cmocka, no root, no kernel features.
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do \
+		echo "== $$t"; STEPGUARD_SOURCE_DIR=$(CURDIR) $$t; done
+
+# Command-line tests of the built binary (rulings, --check, statuses).
+cli: $(BUILD)/stepguard
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/run.sh
+
+asan:
+	$(MAKE) BUILD=build/asan \
+		SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+		CFLAGS="-O1 -g" check
+
+lint:
+	mandoc -Tlint -W warning man/stepguard.1 man/stepguard.ini.5
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--std=c11 --inline-suppr -I. -D__linux__ \
+		--suppress=missingIncludeSystem policy launcher
+
+install: $(BUILD)/stepguard
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(SYSCONFDIR)/stepguard/rules.d
+	install -m 0755 $(BUILD)/stepguard $(DESTDIR)$(BINDIR)/stepguard
+	install -m 0644 man/stepguard.1 $(DESTDIR)$(MANDIR)/man1/stepguard.1
+	install -m 0644 man/stepguard.ini.5 $(DESTDIR)$(MANDIR)/man5/stepguard.ini.5
+	install -m 0644 $(RULES) $(DESTDIR)$(SYSCONFDIR)/stepguard/rules.d/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/stepguard $(DESTDIR)$(MANDIR)/man1/stepguard.1 \
+		$(DESTDIR)$(MANDIR)/man5/stepguard.ini.5
+	rm -f $(addprefix $(DESTDIR)$(SYSCONFDIR)/stepguard/rules.d/,$(notdir $(RULES)))
+
+DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
+	libcmocka-dev mandoc cppcheck
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

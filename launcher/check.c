@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/check.h"
+
+#include <string.h>
+
+#include "launcher/exitcodes.h"
+
+static void origin(FILE *f, const struct sg_origin *o)
+{
+	if (o->file)
+		fprintf(f, " (%s:%u)", o->file, o->line);
+}
+
+int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy *p,
+		    const struct sg_sources *srcs, const struct sg_step *step,
+		    const struct sg_settings *eff, const struct sg_ruling *ruling,
+		    const struct sg_roots *roots, const struct sg_error *root_err,
+		    char *const envp[])
+{
+	const char *scrub = sg_scrub_set(p, envp), *cred = sg_credential_held(p, envp);
+	char msg[2048];
+	int status = SG_EXIT_OK;
+
+	if (!o->quiet) {
+		fprintf(f, "# policy sources, in the order merged:\n");
+		for (size_t i = 0; i < srcs->n; i++)
+			fprintf(f, "#   %s: %s\n", srcs->v[i].name, srcs->v[i].state);
+		fprintf(f, "# effective policy (each key after the file and line it comes from):\n\n");
+		sg_policy_dump(p, f, true);
+		fprintf(f, "\n# ---- this step ----\n");
+		if (o->step)
+			fprintf(f, "# step: %s (%s)\n", o->step,
+				step ? "its [step:...] section applies" : "no [step:...] section; defaults apply");
+		else
+			fprintf(f, "# step: (none given)\n");
+		fprintf(f, "# mode: %s", sg_mode_name(eff->mode));
+		if (o->mode != SG_MODE_UNSET)
+			fprintf(f, " (--mode)");
+		else
+			origin(f, &eff->mode_origin);
+		fprintf(f, "\n# filter: %s", sg_filter_name(eff->filter));
+		if (o->filter != SG_FILTER_UNSET)
+			fprintf(f, " (--filter)");
+		else
+			origin(f, &eff->filter_origin);
+		fprintf(f, "\n# log: ");
+		if (o->log)
+			fprintf(f, "%s (--log or STEPGUARD_LOG)\n", o->log);
+		else if (eff->log.set && *eff->log.s)
+			fprintf(f, "%s (%s:%u)\n", eff->log.s, eff->log.origin.file,
+				eff->log.origin.line);
+		else
+			fprintf(f, "(none)\n");
+		if (roots) {
+			fprintf(f, "# writable roots, as resolved now:\n");
+			for (size_t i = 0; i < roots->n; i++) {
+				const struct sg_root_entry *e = &roots->v[i];
+
+				if (e->fd < 0)
+					fprintf(f, "#   %s: %s -> absent, skipped", e->what, e->given);
+				else if (strcmp(e->given, e->resolved) != 0)
+					fprintf(f, "#   %s: %s -> %s", e->what, e->given, e->resolved);
+				else
+					fprintf(f, "#   %s: %s", e->what, e->resolved);
+				origin(f, &e->origin);
+				fputc('\n', f);
+			}
+		}
+		if (scrub)
+			fprintf(f, "# ruling 1 (scrub): applies, %s is set\n", scrub);
+		else
+			fprintf(f, "# ruling 1 (scrub): does not apply, no scrub variable is set\n");
+		if (cred)
+			fprintf(f, "# ruling 2 (credential): applies, %s is held\n", cred);
+		else
+			fprintf(f, "# ruling 2 (credential): does not apply, no credential variable is held\n");
+		if (p->credentials.n == 0)
+			fprintf(f, "# warning: [credentials] variables is empty, so ruling 2 never applies\n");
+		if (p->scrub.n == 0)
+			fprintf(f, "# warning: [scrub] variables is empty, so ruling 1 never applies\n");
+	}
+
+	if (root_err) {
+		if (root_err->line)
+			fprintf(f, "error: %s:%u: %s\n", root_err->file, root_err->line, root_err->msg);
+		else
+			fprintf(f, "error: %s\n", root_err->msg);
+		status = SG_EXIT_USAGE;
+	}
+	if (o->argc == 0) {
+		fprintf(f, "decision: policy %s (no command given)\n",
+			status == SG_EXIT_OK ? "valid" : "invalid");
+		return status;
+	}
+	sg_ruling_explain(p, ruling, o->argv, envp, msg, sizeof(msg));
+	if (ruling->reason != SG_OK) {
+		fprintf(f, "decision: %s\n", msg);
+		return ruling->reason == SG_NO_COMMAND ? SG_EXIT_USAGE : SG_EXIT_REFUSED;
+	}
+	if (status != SG_EXIT_OK) {
+		fprintf(f, "decision: refused: the writable roots are invalid (see the error above)\n");
+		return status;
+	}
+	fprintf(f, "decision: run (%s)\n", msg);
+	return SG_EXIT_OK;
+}

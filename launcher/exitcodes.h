@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * exitcodes.h — stepguard's own exit statuses.
+ *
+ * When the step runs, stepguard exits with the step's status (128+N when
+ * the step died of signal N).  Its own failures use statuses from
+ * sysexits(3) that ordinary build and test commands rarely return, so a
+ * CI log can tell "stepguard refused" from "the tests failed".
+ * Documented in stepguard(1), EXIT STATUS.
+ */
+#ifndef STEPGUARD_EXITCODES_H
+#define STEPGUARD_EXITCODES_H
+
+enum sg_exit {
+	SG_EXIT_OK = 0,
+	SG_EXIT_SELFTEST = 1,   /* --self-test ran and found a write that landed */
+	SG_EXIT_USAGE = 64,     /* invalid command line or policy (EX_USAGE) */
+	SG_EXIT_CONFINE = 71,   /* confinement unavailable or failed: fail closed (EX_OSERR) */
+	SG_EXIT_REFUSED = 77,   /* refused by ruling 1 or 2 (EX_NOPERM) */
+	SG_EXIT_NOEXEC = 126,   /* the command exists but cannot be executed */
+	SG_EXIT_NOTFOUND = 127, /* the command was not found */
+};
+
+#endif

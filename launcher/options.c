@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/* options.c — getopt_long over stepguard's options; no side effects. */
+#include "launcher/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/expand.h"
+
+const char sg_usage[] =
+	"usage: stepguard [OPTIONS] -- COMMAND [ARG]...\n"
+	"       stepguard --check [OPTIONS] [-- COMMAND [ARG]...]\n"
+	"       stepguard --self-test [--json] [OPTIONS]\n"
+	"\n"
+	"Run COMMAND confined: writes outside the work directory and the policy's\n"
+	"allowed roots are refused, and the step is refused before it starts if it\n"
+	"sets the model CLI's scrub or holds its credential without --tools \"\".\n"
+	"\n"
+	"  -p, --policy FILE        main policy file (default /etc/stepguard/stepguard.ini)\n"
+	"      --rules-dir DIR      drop-in directory (default /etc/stepguard/rules.d)\n"
+	"  -s, --step NAME          step name: selects [step:NAME], names the log records\n"
+	"  -w, --workdir DIR        the step's writable root (default: current directory)\n"
+	"      --allow-write PATH   another writable root (repeatable)\n"
+	"      --filter BACKEND     auto, bpf-lsm, bpf-fmod or landlock\n"
+	"      --mode MODE          enforce or audit\n"
+	"      --log FILE           append JSON records to FILE\n"
+	"      --check              validate the policy and decide, without running\n"
+	"      --self-test          prove the confinement on this machine\n"
+	"      --json               machine-readable --self-test output\n"
+	"  -v, --verbose            say more (repeatable)\n"
+	"  -q, --quiet              only errors\n"
+	"      --version            print the version\n"
+	"  -h, --help               print this help\n"
+	"\n"
+	"Environment: STEPGUARD_POLICY, STEPGUARD_STEP, STEPGUARD_LOG.\n"
+	"Exit status: the command's; 64 usage or policy error; 77 refused by a ruling;\n"
+	"71 confinement unavailable or failed; 126 not executable; 127 not found.\n"
+	"See stepguard(1) and stepguard.ini(5).\n";
+
+enum {
+	OPT_RULES_DIR = 256,
+	OPT_ALLOW_WRITE,
+	OPT_FILTER,
+	OPT_MODE,
+	OPT_LOG,
+	OPT_CHECK,
+	OPT_SELF_TEST,
+	OPT_JSON,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "rules-dir", required_argument, NULL, OPT_RULES_DIR },
+	{ "step", required_argument, NULL, 's' },
+	{ "workdir", required_argument, NULL, 'w' },
+	{ "allow-write", required_argument, NULL, OPT_ALLOW_WRITE },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "log", required_argument, NULL, OPT_LOG },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "self-test", no_argument, NULL, OPT_SELF_TEST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int bad(char *msg, size_t len, const char *what, const char *arg)
+{
+	snprintf(msg, len, "%s: \"%s\"", what, arg);
+	return -EINVAL;
+}
+
+/* Step names appear in logs and select [step:NAME]: keep them plain. */
+static int check_step_name(const char *s, char *msg, size_t len)
+{
+	if (!*s)
+		return bad(msg, len, "empty step name", s);
+	for (const char *q = s; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		      (*q >= '0' && *q <= '9') || *q == '_' || *q == '-' || *q == '.'))
+			return bad(msg, len, "invalid step name (use [A-Za-z0-9_.-])", s);
+	return 0;
+}
+
+int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_options *o,
+		     char *msg, size_t msglen)
+{
+	const char *env;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	/* Our own messages only; optind = 0 also resets getopt between calls. */
+	opterr = 0;
+	optind = 0;
+	/* '+': stop at the first operand, so the command's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:p:s:w:vqh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->policy = optarg;
+			o->policy_explicit = true;
+			break;
+		case OPT_RULES_DIR:
+			o->rules_dir = optarg;
+			break;
+		case 's':
+			o->step = optarg;
+			break;
+		case 'w':
+			o->workdir = optarg;
+			break;
+		case OPT_ALLOW_WRITE: {
+			const char **v = realloc(o->allow_write, (o->n_allow_write + 1) * sizeof(*v));
+
+			if (!v) {
+				snprintf(msg, msglen, "out of memory");
+				return -ENOMEM;
+			}
+			o->allow_write = v;
+			if (!*optarg)
+				return bad(msg, msglen, "--allow-write needs a path", optarg);
+			o->allow_write[o->n_allow_write++] = optarg;
+			break;
+		}
+		case OPT_FILTER:
+			if (sg_filter_parse(optarg, &o->filter) < 0)
+				return bad(msg, msglen,
+					   "--filter takes auto, bpf-lsm, bpf-fmod or landlock, not", optarg);
+			break;
+		case OPT_MODE:
+			if (sg_mode_parse(optarg, &o->mode) < 0)
+				return bad(msg, msglen, "--mode takes enforce or audit, not", optarg);
+			break;
+		case OPT_LOG:
+			if (!*optarg)
+				return bad(msg, msglen, "--log needs a path", optarg);
+			o->log = optarg;
+			break;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case OPT_SELF_TEST:
+			o->self_test = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_VERSION:
+			o->version = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case ':':
+			return bad(msg, msglen, "option needs a value", argv[optind - 1]);
+		case '?':
+		default:
+			return bad(msg, msglen, "unknown option (see stepguard --help)",
+				   argv[optind - 1]);
+		}
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+
+	/* The environment fills in what the command line did not say. */
+	if (!o->policy && (env = sg_env_get(envp, "STEPGUARD_POLICY")) && *env) {
+		o->policy = env;
+		o->policy_explicit = true;
+	}
+	if (!o->step && (env = sg_env_get(envp, "STEPGUARD_STEP")) && *env)
+		o->step = env;
+	if (!o->log && (env = sg_env_get(envp, "STEPGUARD_LOG")) && *env)
+		o->log = env;
+
+	if (o->step && check_step_name(o->step, msg, msglen) < 0)
+		return -EINVAL;
+	if (o->policy && !*o->policy)
+		return bad(msg, msglen, "--policy needs a file", o->policy);
+	if (o->quiet && o->verbose) {
+		snprintf(msg, msglen, "--quiet and --verbose contradict each other");
+		return -EINVAL;
+	}
+	if (o->json && !o->self_test) {
+		snprintf(msg, msglen, "--json goes with --self-test");
+		return -EINVAL;
+	}
+	if (o->check && o->self_test) {
+		snprintf(msg, msglen, "--check and --self-test are separate modes; give one");
+		return -EINVAL;
+	}
+	if (o->self_test && o->argc > 0) {
+		snprintf(msg, msglen, "--self-test runs its own probe and takes no command");
+		return -EINVAL;
+	}
+	if (!o->help && !o->version && !o->check && !o->self_test && o->argc == 0) {
+		snprintf(msg, msglen, "no command given (usage: stepguard [OPTIONS] -- COMMAND [ARG]...)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void sg_options_free(struct sg_options *o)
+{
+	free(o->allow_write);
+	o->allow_write = NULL;
+	o->n_allow_write = 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* options.h — stepguard's command line and environment, parsed. */
+#ifndef STEPGUARD_OPTIONS_H
+#define STEPGUARD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/policy.h"
+
+struct sg_options {
+	const char *policy;    /* -p/--policy or STEPGUARD_POLICY; NULL: default */
+	bool policy_explicit;  /* given by flag or environment */
+	const char *rules_dir; /* --rules-dir; NULL: default (see policy_load.c) */
+	const char *step;      /* -s/--step or STEPGUARD_STEP */
+	const char *workdir;   /* -w/--workdir; NULL: the current directory */
+	const char **allow_write; /* --allow-write, repeatable */
+	size_t n_allow_write;
+	enum sg_filter filter; /* SG_FILTER_UNSET: from the policy */
+	enum sg_mode mode;     /* SG_MODE_UNSET: from the policy */
+	const char *log;       /* --log or STEPGUARD_LOG; NULL: from the policy */
+	bool check;
+	bool self_test;
+	bool json;
+	int verbose;           /* -v count */
+	bool quiet;
+	bool version;
+	bool help;
+	char **argv;           /* the command, NULL-terminated; argc may be 0 */
+	int argc;
+};
+
+/*
+ * Parse ARGV (argv[0] is stepguard) and the STEPGUARD_* variables of
+ * ENVP.  Returns 0, or -EINVAL with a message for the user in MSG.
+ * O->allow_write is allocated; free it with sg_options_free.
+ */
+int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_options *o,
+		     char *msg, size_t msglen);
+void sg_options_free(struct sg_options *o);
+
+/* The text of --help. */
+extern const char sg_usage[];
+
+#endif

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/policy_load.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "policy/default_policy.h"
+#include "policy/expand.h"
+
+bool sg_syscall_known(const char *name)
+{
+	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
+}
+
+static int add_source(struct sg_sources *s, const char *name, const char *state)
+{
+	struct sg_source *v;
+
+	if (!s)
+		return 0;
+	v = realloc(s->v, (s->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
+	v[s->n].name = strdup(name);
+	if (!v[s->n].name)
+		return -ENOMEM;
+	v[s->n].state = state;
+	s->n++;
+	return 0;
+}
+
+void sg_sources_free(struct sg_sources *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].name);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+static void file_error(struct sg_error *err, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void file_error(struct sg_error *err, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->line = 0;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Whoever can write the policy decides what the step may write, so only
+ * root and the user who runs stepguard may own it (under sudo, also the
+ * user sudo was invoked by: the step runs as that user anyway), and
+ * nobody else may be able to write it (as doas refuses its config).
+ */
+int sg_policy_owner_ok(uid_t owner, mode_t mode, uid_t uid, const char *sudo_uid,
+		       const char **why)
+{
+	if (mode & (S_IWGRP | S_IWOTH)) {
+		*why = "is writable by group or others; fix: chmod go-w";
+		return -EPERM;
+	}
+	if (owner == 0 || owner == uid)
+		return 0;
+	if (uid == 0 && sudo_uid && *sudo_uid) {
+		char *end;
+		unsigned long su;
+
+		errno = 0;
+		su = strtoul(sudo_uid, &end, 10);
+		if (!errno && !*end && su == owner)
+			return 0;
+	}
+	*why = "is owned by another user; fix: chown it to root or to the user running stepguard";
+	return -EPERM;
+}
+
+static int check_owner(const struct stat *st, char *const envp[], const char *path,
+		       struct sg_error *err)
+{
+	const char *why;
+	char msg[320];
+
+	if (sg_policy_owner_ok(st->st_uid, st->st_mode, getuid(),
+			       sg_env_get(envp, "SUDO_UID"), &why) < 0) {
+		snprintf(msg, sizeof(msg), "refused: %s (mode %04o, owner uid %u)", why,
+			 (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid);
+		file_error(err, path, "%s", msg);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* Read one policy file; -ENOENT is returned quietly for the caller to judge. */
+static int read_file(int dirfd, const char *path, const char *display, char *const envp[],
+		     char **text, size_t *len, struct sg_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t n = 0;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e != ENOENT)
+			file_error(err, display, "cannot open: %s", strerror(e));
+		return -e;
+	}
+	/* Judge the file we opened, not the name: no window to swap it. */
+	if (fstat(fd, &st) < 0) {
+		file_error(err, display, "cannot stat: %s", strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		file_error(err, display, "%s", "refused: not a regular file");
+		return -EINVAL;
+	}
+	if (check_owner(&st, envp, display, err) < 0)
+		return -EPERM;
+	if (st.st_size > SG_POLICY_MAX_SIZE) {
+		file_error(err, display, "%s", "refused: larger than 1 MiB");
+		return -EFBIG;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size + 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			file_error(err, display, "cannot read: %s", strerror(errno));
+			return -EIO;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > (size_t)st.st_size) {
+			file_error(err, display, "%s", "refused: the file grew while being read");
+			return -EINVAL;
+		}
+	}
+	*text = steal_pointer(&buf);
+	*len = n;
+	return 0;
+}
+
+static int parse_into(struct sg_policy *p, const char *name, const char *text, size_t len,
+		      struct sg_error *err)
+{
+	return sg_policy_parse(p, name, text, len, sg_syscall_known, err);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dropin(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 4 && strcmp(name + n - 4, ".ini") == 0;
+}
+
+static int load_dir(const char *dir, bool must_exist, char *const envp[], struct sg_policy *p,
+		    struct sg_sources *srcs, struct sg_error *err)
+{
+	_cleanup_close_ int dfd = -1;
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	char **names = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = errno;
+
+		if (e == ENOENT && !must_exist)
+			return add_source(srcs, dir, "absent");
+		file_error(err, dir, "cannot open the drop-in directory: %s", strerror(e));
+		return -e;
+	}
+	/* Whoever can add a file here can change the policy. */
+	if (fstat(dfd, &st) < 0 || check_owner(&st, envp, dir, err) < 0)
+		return -EPERM;
+	d = fdopendir(dup(dfd));
+	if (!d) {
+		file_error(err, dir, "cannot read the drop-in directory: %s", strerror(errno));
+		return -EIO;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		char **v;
+
+		if (!is_dropin(de->d_name))
+			continue;
+		v = realloc(names, (n + 1) * sizeof(*v));
+		if (!v || !(v[n] = strdup(de->d_name))) {
+			if (v)
+				names = v;
+			r = -ENOMEM;
+			goto out;
+		}
+		names = v;
+		n++;
+	}
+	if (errno) {
+		file_error(err, dir, "cannot read the drop-in directory: %s", strerror(errno));
+		r = -EIO;
+		goto out;
+	}
+	/* Lexical order in the C locale, whatever readdir returned. */
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *text = NULL, *display = NULL;
+		size_t len;
+
+		if (asprintf(&display, "%s/%s", dir, names[i]) < 0) {
+			display = NULL;
+			r = -ENOMEM;
+			goto out;
+		}
+		r = read_file(dfd, names[i], display, envp, &text, &len, err);
+		if (r == -ENOENT) /* removed since readdir */
+			file_error(err, display, "%s", "vanished while the policy was read");
+		if (r < 0)
+			goto out;
+		r = parse_into(p, display, text, len, err);
+		if (r < 0)
+			goto out;
+		r = add_source(srcs, display, "read");
+		if (r < 0)
+			goto out;
+	}
+out:
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+int sg_policy_load(const struct sg_options *o, char *const envp[], struct sg_policy *p,
+		   struct sg_sources *srcs, struct sg_error *err)
+{
+	const char *main_file = o->policy ? o->policy : SG_DEFAULT_POLICY;
+	const char *dir;
+	int r;
+
+	for (size_t i = 0; i < sg_n_default_fragments; i++) {
+		const struct sg_fragment *f = &sg_default_fragments[i];
+
+		r = parse_into(p, f->name, f->text, f->len, err);
+		if (r < 0)
+			return r;
+		r = add_source(srcs, f->name, "built-in");
+		if (r < 0)
+			return r;
+	}
+
+	{
+		_cleanup_free_ char *text = NULL;
+		size_t len;
+
+		r = read_file(AT_FDCWD, main_file, main_file, envp, &text, &len, err);
+		if (r == -ENOENT) {
+			if (o->policy_explicit) {
+				file_error(err, main_file, "%s",
+					   "cannot open: No such file or directory");
+				return r;
+			}
+			r = add_source(srcs, main_file, "absent");
+		} else if (r == 0) {
+			r = parse_into(p, main_file, text, len, err);
+			if (r == 0)
+				r = add_source(srcs, main_file, "read");
+		}
+		if (r < 0)
+			return r;
+	}
+
+	/*
+	 * --rules-dir names the drop-ins.  Without it, the system directory
+	 * goes with the system policy; an explicit --policy stands alone,
+	 * so a test or a step with its own policy is not changed by whatever
+	 * /etc holds.
+	 */
+	if (o->rules_dir)
+		dir = o->rules_dir;
+	else if (!o->policy_explicit)
+		dir = SG_DEFAULT_RULES_DIR;
+	else
+		dir = NULL;
+	if (dir) {
+		r = load_dir(dir, o->rules_dir != NULL, envp, p, srcs, err);
+		if (r < 0)
+			return r;
+	}
+	return sg_policy_validate(p, err);
+}

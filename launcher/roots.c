@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/roots.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+#include "policy/expand.h"
+
+bool sg_path_covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+void sg_roots_free(struct sg_roots *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].given);
+		free(r->v[i].resolved);
+		if (r->v[i].fd >= 0)
+			close(r->v[i].fd);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
+static void root_error(struct sg_error *err, const struct sg_root_entry *e, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
+
+static void root_error(struct sg_error *err, const struct sg_root_entry *e, const char *fmt,
+		       ...)
+{
+	char msg[sizeof(err->msg) - 100];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (e->origin.file) {
+		snprintf(err->file, sizeof(err->file), "%s", e->origin.file);
+		err->line = e->origin.line;
+	} else {
+		snprintf(err->file, sizeof(err->file), "%s", "stepguard");
+		err->line = 0;
+	}
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", e->what, msg);
+}
+
+static int add(struct sg_roots *r, const char *given, bool optional, const char *what,
+	       const struct sg_origin *origin, const char *home, bool want_dir,
+	       struct sg_error *err)
+{
+	struct sg_root_entry *e, *v;
+	char buf[PATH_MAX];
+	struct stat st;
+
+	v = realloc(r->v, (r->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->v = v;
+	e = &v[r->n];
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	snprintf(e->what, sizeof(e->what), "%s", what);
+	if (origin)
+		e->origin = *origin;
+	e->given = strdup(given);
+	if (!e->given)
+		return -ENOMEM;
+	r->n++;
+
+	/* O_PATH: no permission needed to read it, and no side effects of open. */
+	e->fd = open(given, O_PATH | O_CLOEXEC);
+	if (e->fd < 0) {
+		int errnum = errno;
+
+		if (errnum == ENOENT && optional)
+			return 0;
+		root_error(err, e, "cannot open \"%s\": %s", given, strerror(errnum));
+		return -errnum;
+	}
+	if (fstat(e->fd, &st) < 0) {
+		int errnum = errno;
+		root_error(err, e, "cannot stat \"%s\": %s", given, strerror(errnum));
+		return -errnum;
+	}
+	e->is_dir = S_ISDIR(st.st_mode);
+	if (want_dir && !e->is_dir) {
+		root_error(err, e, "\"%s\" is not a directory", given);
+		return -ENOTDIR;
+	}
+	{
+		char proc[64];
+		ssize_t n;
+
+		/* The path of what we opened, not of what the name means now. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", e->fd);
+		n = readlink(proc, buf, sizeof(buf) - 1);
+		if (n > 0 && buf[0] == '/') {
+			buf[n] = '\0';
+		} else if (!realpath(given, buf)) {
+			int errnum = errno;
+			root_error(err, e, "cannot resolve \"%s\": %s", given, strerror(errnum));
+			return -errnum;
+		}
+	}
+	e->resolved = strdup(buf);
+	if (!e->resolved)
+		return -ENOMEM;
+
+	/*
+	 * A root of "/" allows every write, and a root at or above $HOME
+	 * allows the very writes stepguard exists to refuse (~/.bashrc):
+	 * both are refused rather than silently defeating the filter.
+	 */
+	if (strcmp(e->resolved, "/") == 0) {
+		root_error(err, e, "\"%s\" resolves to \"/\", which would allow every write",
+			   given);
+		return -EPERM;
+	}
+	if (home && sg_path_covers(e->resolved, home)) {
+		root_error(err, e, "\"%s\" contains the home directory %s; choose a narrower directory",
+			   e->resolved, home);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
+		     const struct sg_options *o, char *const envp[], struct sg_roots *out,
+		     struct sg_error *err)
+{
+	const struct sg_write **writes = NULL;
+	const char *home_env = sg_env_get(envp, "HOME");
+	char home_buf[PATH_MAX], cwd[PATH_MAX];
+	const char *home = NULL;
+	struct sg_expand_vars vars;
+	int n, r;
+
+	memset(out, 0, sizeof(*out));
+	if (home_env && *home_env && realpath(home_env, home_buf))
+		home = home_buf;
+
+	if (!o->workdir && !getcwd(cwd, sizeof(cwd))) {
+		snprintf(err->file, sizeof(err->file), "stepguard");
+		err->line = 0;
+		snprintf(err->msg, sizeof(err->msg), "cannot get the current directory: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	r = add(out, o->workdir ? o->workdir : cwd, false, "work directory", NULL, home, true,
+		err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < o->n_allow_write; i++) {
+		r = add(out, o->allow_write[i], false, "--allow-write", NULL, home, false, err);
+		if (r < 0)
+			return r;
+	}
+
+	vars.workdir = out->v[0].resolved;
+	vars.home = home_env;
+	vars.envp = envp;
+	n = sg_policy_step_writes(p, step, &writes);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		const char *raw = writes[i]->path;
+		bool optional = raw[0] == '?';
+		_cleanup_free_ char *path = NULL;
+		char what[96], msg[256];
+
+		snprintf(what, sizeof(what), "[writes] %s", writes[i]->label);
+		r = sg_expand(optional ? raw + 1 : raw, &vars, &path, msg, sizeof(msg));
+		if (r < 0) {
+			snprintf(err->file, sizeof(err->file), "%s", writes[i]->origin.file);
+			err->line = writes[i]->origin.line;
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", what, msg);
+			free(writes);
+			return r;
+		}
+		if (path[0] != '/') {
+			snprintf(err->file, sizeof(err->file), "%s", writes[i]->origin.file);
+			err->line = writes[i]->origin.line;
+			snprintf(err->msg, sizeof(err->msg), "%s: \"%s\" is not an absolute path",
+				 what, path);
+			free(writes);
+			return -EINVAL;
+		}
+		r = add(out, path, optional, what, &writes[i]->origin, home, false, err);
+		if (r < 0) {
+			free(writes);
+			return r;
+		}
+	}
+	free(writes);
+	return 0;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy.h — the stepguard policy: INI text in, struct sg_policy out.
+ *
+ * This module is pure: it parses text handed to it (the launcher reads the
+ * files and checks their ownership) and makes no system calls, so every
+ * case can be tested from strings without root.  Functions return 0 or
+ * -errno; on a policy error they fill a struct sg_error naming the file
+ * and line, and only the launcher prints it.
+ */
+#ifndef STEPGUARD_POLICY_H
+#define STEPGUARD_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * inih (as packaged by Debian) reads lines of at most 199 bytes and
+ * silently splits longer ones; we refuse them before inih sees them.
+ */
+#define SG_POLICY_MAX_LINE 198
+
+enum sg_mode { SG_MODE_UNSET = 0, SG_MODE_ENFORCE, SG_MODE_AUDIT };
+
+enum sg_filter {
+	SG_FILTER_UNSET = 0,
+	SG_FILTER_AUTO,
+	SG_FILTER_BPF_LSM,
+	SG_FILTER_BPF_FMOD,
+	SG_FILTER_LANDLOCK,
+};
+
+enum sg_tristate { SG_UNSET = 0, SG_NO, SG_YES };
+
+/* Where a value came from: "rules.d/10-defaults.ini", line 7. */
+struct sg_origin {
+	const char *file; /* owned by the policy (sg_policy.files) */
+	unsigned line;
+};
+
+struct sg_error {
+	char file[256];
+	unsigned line; /* 0: the error is about the file as a whole */
+	char msg[512];
+};
+
+/* A whitespace-separated list value, e.g. "names = claude claude-code". */
+struct sg_words {
+	char **v;
+	size_t n;
+	bool set;
+	struct sg_origin origin;
+};
+
+struct sg_string {
+	char *s;
+	bool set;
+	struct sg_origin origin;
+};
+
+/* One labelled writable root: "[writes] cache = ${HOME}/.cache/x". */
+struct sg_write {
+	char *label;
+	char *path; /* unexpanded; a leading '?' means "skip if missing" */
+	struct sg_origin origin;
+};
+
+struct sg_writes {
+	struct sg_write *v;
+	size_t n;
+};
+
+/* The settings a [step:NAME] section may override. */
+struct sg_settings {
+	enum sg_mode mode;
+	struct sg_origin mode_origin;
+	enum sg_filter filter;
+	struct sg_origin filter_origin;
+	struct sg_string log; /* empty string: no log */
+};
+
+struct sg_step {
+	char *name;
+	struct sg_origin origin; /* the first [step:NAME] header seen */
+	struct sg_settings set;
+	struct sg_writes writes; /* write.LABEL keys; an empty path removes */
+};
+
+struct sg_model_cli {
+	struct sg_words names;        /* argv[0] basenames */
+	struct sg_words tools_option; /* "--tools": must be given, empty */
+	struct sg_words tool_flags;   /* refused in any form */
+	struct sg_words flag_options; /* take no value */
+	struct sg_words value_options;          /* take the next argument */
+	struct sg_words optional_value_options; /* next argument unless it starts with '-' */
+	struct sg_words variadic_options;       /* following arguments up to the next '-' */
+	struct sg_words subcommands;  /* first operand that is not a prompt */
+};
+
+struct sg_policy {
+	char **files; /* names of the sources, in the order read */
+	size_t n_files;
+
+	struct sg_settings base;
+	struct sg_model_cli cli;
+	struct sg_words credentials;
+	struct sg_words scrub;
+	struct sg_writes writes;
+	struct sg_words seccomp_deny;
+	struct sg_words seccomp_allow;
+	enum sg_tristate user_namespaces;
+	struct sg_origin user_namespaces_origin;
+
+	struct sg_step *steps;
+	size_t n_steps;
+};
+
+/* A syscall-name validator, so policy/ need not link libseccomp itself. */
+typedef bool (*sg_syscall_known_fn)(const char *name);
+
+void sg_policy_init(struct sg_policy *p);
+void sg_policy_free(struct sg_policy *p);
+
+/*
+ * Parse one source and merge it over what P already holds: a key given
+ * again in a later source replaces the earlier value; within one source a
+ * repeated key is an error.  NAME is used in errors and origins.  TEXT
+ * need not be NUL-terminated; LEN is its size.  KNOWN (may be NULL)
+ * validates [seccomp] names.  Returns 0, -EINVAL with ERR filled, or
+ * -ENOMEM.
+ */
+int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
+		    size_t len, sg_syscall_known_fn known, struct sg_error *err);
+
+/*
+ * Checks that need the whole merged policy (a model CLI is named, ...).
+ * Returns 0 or -EINVAL with ERR filled.
+ */
+int sg_policy_validate(const struct sg_policy *p, struct sg_error *err);
+
+/* The step section for NAME, or NULL when the policy has none. */
+const struct sg_step *sg_policy_step(const struct sg_policy *p, const char *name);
+
+/* Base settings with the step's overrides applied (STEP may be NULL). */
+void sg_policy_effective(const struct sg_policy *p, const struct sg_step *step,
+			 struct sg_settings *out);
+
+/*
+ * The writable roots of a step: [writes] with the step's write.LABEL
+ * entries merged over it by label (an empty path removes a label).
+ * Fills an array of pointers into P; returns the count or -ENOMEM.
+ */
+int sg_policy_step_writes(const struct sg_policy *p, const struct sg_step *step,
+			  const struct sg_write ***out);
+
+/*
+ * Write the merged policy as INI that parses back to the same policy.
+ * With ORIGINS, each key is preceded by a "# file:line" comment.
+ */
+void sg_policy_dump(const struct sg_policy *p, FILE *f, bool origins);
+
+const char *sg_mode_name(enum sg_mode m);
+const char *sg_filter_name(enum sg_filter f);
+int sg_mode_parse(const char *s, enum sg_mode *out);
+int sg_filter_parse(const char *s, enum sg_filter *out);
+
+bool sg_words_contains(const struct sg_words *w, const char *s);
+
+#endif

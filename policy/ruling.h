@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ruling.h — the two rulings, decided from the command line and the
+ * environment before anything runs:
+ *
+ *   1. a step that sets the scrub runs only the model CLI with --tools "";
+ *   2. a step that holds the model credential runs only the model CLI
+ *      with --tools "".
+ *
+ * Pure: argv and envp in, a verdict out.  The explanation never contains
+ * a credential's value.
+ */
+#ifndef STEPGUARD_RULING_H
+#define STEPGUARD_RULING_H
+
+#include <stddef.h>
+
+#include "policy/policy.h"
+
+enum sg_reason {
+	SG_OK = 0,              /* runs: no ruling applies, or the CLI is tool-free */
+	SG_NO_COMMAND,          /* nothing to run */
+	SG_NOT_MODEL_CLI,       /* a wrapper or another program */
+	SG_NO_TOOLS_OPTION,     /* the CLI without --tools "" */
+	SG_TOOLS_NOT_EMPTY,     /* --tools with a tool */
+	SG_TOOL_FLAG,           /* an option that grants tools */
+	SG_UNKNOWN_OPTION,      /* an option stepguard cannot classify */
+	SG_MISSING_VALUE,       /* an option without its value */
+	SG_FLAG_WITH_VALUE,     /* --flag=value for an option without value */
+	SG_SUBCOMMAND,          /* "claude mcp ...": not a prompt */
+};
+
+struct sg_ruling {
+	int rule;              /* 0: neither applies; 1 or 2 */
+	enum sg_reason reason; /* SG_OK: the step may run */
+	const char *variable;  /* the variable that triggered RULE (in the policy) */
+	const char *other;     /* the other ruling's variable, if it applies too */
+	int arg;               /* index in argv of the offending argument, or -1 */
+};
+
+/* Decide.  Never fails: an unclassifiable command line is a refusal. */
+void sg_ruling_decide(const struct sg_policy *p, char *const argv[],
+		      char *const envp[], struct sg_ruling *out);
+
+/*
+ * One or two lines for a person: the ruling, the variable, the offending
+ * argument and the fix.  Arguments that contain the value of a held
+ * credential variable are not shown.  Returns the needed length (as
+ * snprintf).
+ */
+int sg_ruling_explain(const struct sg_policy *p, const struct sg_ruling *r,
+		      char *const argv[], char *const envp[], char *buf, size_t len);
+
+/*
+ * Quote ARG for a message: shell-style single quotes when needed, bytes
+ * outside printable ASCII as \xNN, at most MAX input bytes (the rest is
+ * counted, never dropped silently).  Returns BUF.
+ */
+const char *sg_quote_arg(const char *arg, size_t max, char *buf, size_t len);
+
+/* Is the scrub "set" (present, not empty, not "0"), held (present, not empty)? */
+const char *sg_scrub_set(const struct sg_policy *p, char *const envp[]);
+const char *sg_credential_held(const struct sg_policy *p, char *const envp[]);
+
+#endif
