@@ -1,0 +1,121 @@
+#!/bin/bash
+# Command-line tests of the built stepguard: statuses and messages, judged
+# from outside.  Usage: STEPGUARD=build/stepguard bash tests/cli/run.sh
+set -u
+SG=${STEPGUARD:?set STEPGUARD to the binary under test}
+pass=0 fail=0
+T=$(mktemp -d /tmp/sg-cli.XXXXXX)
+H=$(mktemp -d /tmp/sg-cli-home.XXXXXX) # beside, not inside, the work tree
+trap 'rm -rf "$T" "$H"' EXIT
+cd "$T" || exit 1
+mkdir work
+
+# expect STATUS NEEDLE -- COMMAND...: the command exits with STATUS and its
+# stdout+stderr contains NEEDLE (empty: anything).
+expect() {
+	local want=$1 needle=$2 name=$3
+	shift 4
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want" ] && { [ -z "$needle" ] || grep -qF -- "$needle" <<<"$out"; }; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %s: status %s (want %s), output:\n%s\n' "$name" "$rc" "$want" "$out" | head -20
+	fi
+}
+# refute NEEDLE -- COMMAND...: the output must not contain NEEDLE.
+refute() {
+	local needle=$1 name=$2
+	shift 3
+	if "$@" 2>&1 | grep -qF -- "$needle"; then
+		fail=$((fail + 1))
+		printf 'FAIL %s: output contains %s\n' "$name" "$needle"
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+E=(env -i PATH=/usr/bin:/bin HOME="$H")
+
+# --- the acceptance cases of the rulings --------------------------------
+expect 77 CLAUDE_CODE_SUBPROCESS_ENV_SCRUB scrub-no-tools -- \
+	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" --check -- claude -p hi
+expect 77 '--tools ""' scrub-no-tools-names-fix -- \
+	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" --check -- claude -p hi
+expect 0 'decision: run' scrub-empty-tools -- \
+	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" --check -- claude -p hi --tools ""
+expect 0 'decision: run' scrub-tools-equals -- \
+	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" --check -- claude -p hi --tools=
+expect 77 ANTHROPIC_API_KEY cred-tools-bash -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-test "$SG" --check -- claude -p hi --tools Bash
+expect 77 ANTHROPIC_API_KEY cred-no-tools -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-test "$SG" --check -- claude -p hi
+expect 77 'not the model CLI' cred-sh-wrapper -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-test "$SG" --check -- sh -c 'claude -p hi --tools ""'
+expect 77 '--allowedTools' cred-tool-flag -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-test "$SG" --check -- claude -p hi --tools "" --allowedTools Bash
+expect 0 'decision: run' cred-empty-tools -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-test "$SG" --check -- claude -p hi --tools ""
+expect 0 'decision: run' scrub-zero -- \
+	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0 "$SG" --check -- sh -c true
+# the refusal happens on a real run too, before anything starts
+expect 77 'ruling 1' run-refused -- \
+	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" -- sh -c 'touch ran'
+[ ! -e ran ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL run-refused: the command ran"; }
+# a credential's value is never printed, in --check or in a refusal
+refute sk-ant-SECRET cred-value-hidden-check -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-SECRET "$SG" --check -- claude --tools sk-ant-SECRET
+refute sk-ant-SECRET cred-value-hidden-run -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-SECRET "$SG" -- claude --allowedTools=sk-ant-SECRET
+refute sk-ant-SECRET cred-value-hidden-verbose -- \
+	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-SECRET "$SG" -v --check -- env
+
+# --- policy errors name file and line ------------------------------------
+printf '[stepguard]\nmode = enforce\nalow = yes\n' > bad.ini
+expect 64 'bad.ini:3: unknown key "alow"' unknown-key-line-3 -- "${E[@]}" "$SG" -p bad.ini --check
+printf '[stepguard]\nmode = enforce\n[nope]\n' > sec.ini
+expect 64 'sec.ini:3: unknown section [nope]' unknown-section -- "${E[@]}" "$SG" -p sec.ini --check
+printf '[stepguard]\nmode = enforce\nmode = audit\n' > dup.ini
+expect 64 'dup.ini:3: duplicate key' duplicate-key -- "${E[@]}" "$SG" -p dup.ini --check
+printf '[writes]\ncache = ${env:SG_UNSET_VAR}/cache\n' > unset.ini
+expect 64 'unset.ini:2: [writes] cache: ${env:SG_UNSET_VAR} is used but SG_UNSET_VAR is not set' \
+	unset-variable -- "${E[@]}" "$SG" -p unset.ini --check
+printf '[stepguard]\nmode = audit\n' > gw.ini
+chmod 0666 gw.ini
+expect 64 'writable by group or others' group-writable -- "${E[@]}" "$SG" -p gw.ini --check
+expect 64 'No such file' missing-explicit -- "${E[@]}" "$SG" -p absent.ini --check
+expect 64 'No such file' missing-env-policy -- "${E[@]}" STEPGUARD_POLICY=absent.ini "$SG" --check
+printf '[stepguard]\nmode = audit\n\n[step:lint]\nmode = enforce\nwrite.cache = ${WORKDIR}/../cache\n' > step.ini
+mkdir -p cache
+expect 0 '# mode: audit' step-default -- "${E[@]}" "$SG" -p step.ini -w work --check
+expect 0 '# mode: enforce' step-override -- "${E[@]}" "$SG" -p step.ini -w work -s lint --check
+expect 0 "[writes] cache: $T/work/../cache -> $T/cache" step-write-resolved -- \
+	"${E[@]}" "$SG" -p step.ini -w work --step lint --check
+expect 0 '# mode: enforce' env-step -- "${E[@]}" STEPGUARD_STEP=lint "$SG" -p step.ini -w work --check
+
+printf '[writes]\nconf = ${HOME}/.config/x\n' > home.ini
+
+# --- roots -----------------------------------------------------------------
+expect 64 'would allow every write' workdir-root -- "${E[@]}" "$SG" -w / --check
+expect 64 'contains the home directory' workdir-home -- "${E[@]}" "$SG" -w "$H" --check
+expect 64 'contains the home directory' allow-write-above-home -- \
+	"${E[@]}" "$SG" -w work --allow-write "$(dirname "$H")" --check
+expect 64 'HOME is not set' home-unset-expansion -- \
+	env -i PATH=/usr/bin:/bin "$SG" -p home.ini -w work --check
+expect 64 'No such file' workdir-missing -- "${E[@]}" "$SG" -w "$T/absent" --check
+expect 64 'is not a directory' workdir-file -- "${E[@]}" "$SG" -w bad.ini --check
+
+# --- usage and statuses ----------------------------------------------------
+expect 0 'stepguard 0.' version -- "$SG" --version
+expect 0 '--allow-write' help -- "$SG" --help
+expect 64 'no command given' no-command -- "${E[@]}" "$SG"
+expect 64 'unknown option' unknown-option -- "${E[@]}" "$SG" --frobnicate -- true
+expect 64 '--filter takes' bad-filter -- "${E[@]}" "$SG" --filter seccomp -- true
+expect 0 'decision: policy valid' check-no-command -- "${E[@]}" "$SG" -w work --check
+expect 0 'filter: landlock (--filter)' check-shows-cli-filter -- \
+	"${E[@]}" "$SG" -w work --filter landlock --check
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/* test_ruling.c — rulings 1 and 2 and the argv analysis, on the shipped defaults. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policy/default_policy.h"
+#include "policy/policy.h"
+#include "policy/ruling.h"
+
+static struct sg_policy pol;
+
+static int setup(void **state)
+{
+	struct sg_error err;
+
+	(void)state;
+	sg_policy_init(&pol);
+	for (size_t i = 0; i < sg_n_default_fragments; i++)
+		if (sg_policy_parse(&pol, sg_default_fragments[i].name, sg_default_fragments[i].text,
+				    sg_default_fragments[i].len, NULL, &err) < 0)
+			return -1;
+	return sg_policy_validate(&pol, &err);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	sg_policy_free(&pol);
+	return 0;
+}
+
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+#define ENV(...) ((char *[]){ __VA_ARGS__, NULL })
+static char *no_env[] = { "PATH=/usr/bin:/bin", NULL };
+static char *scrub_env[] = { "PATH=/usr/bin", "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1", NULL };
+static char *cred_env[] = { "ANTHROPIC_API_KEY=sk-secret-123", NULL };
+
+static struct sg_ruling decide(char **argv, char **envp)
+{
+	struct sg_ruling r;
+
+	sg_ruling_decide(&pol, argv, envp, &r);
+	return r;
+}
+
+static void test_sg_ruling_decide_no_ruling_applies(void **state)
+{
+	struct sg_ruling r = decide(ARGV("sh", "-c", "make && claude -p hi"), no_env);
+
+	(void)state;
+	assert_int_equal(r.rule, 0);
+	assert_int_equal(r.reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_scrub_zero_is_not_set(void **state)
+{
+	struct sg_ruling r = decide(ARGV("sh", "-c", "x"), ENV("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0"));
+
+	(void)state;
+	assert_int_equal(r.rule, 0);
+	assert_int_equal(r.reason, SG_OK);
+	r = decide(ARGV("sh"), ENV("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=00"));
+	assert_int_equal(r.rule, 1); /* only exactly "0" is off */
+	assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+}
+
+static void test_sg_ruling_decide_scrub_empty_is_not_set(void **state)
+{
+	struct sg_ruling r = decide(ARGV("make"), ENV("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB="));
+
+	(void)state;
+	assert_int_equal(r.rule, 0);
+	assert_int_equal(r.reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_scrub_any_other_value_is_set(void **state)
+{
+	struct sg_ruling r = decide(ARGV("make"), ENV("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=false"));
+
+	(void)state;
+	assert_int_equal(r.rule, 1);
+	assert_string_equal(r.variable, "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB");
+	assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+}
+
+static void test_sg_ruling_decide_scrub_without_tools_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "-p", "hi"), scrub_env);
+
+	(void)state;
+	assert_int_equal(r.rule, 1);
+	assert_int_equal(r.reason, SG_NO_TOOLS_OPTION);
+}
+
+static void test_sg_ruling_decide_scrub_with_empty_tools_runs(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "-p", "hi", "--tools", ""), scrub_env);
+
+	(void)state;
+	assert_int_equal(r.rule, 1);
+	assert_int_equal(r.reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_tools_equals_empty_runs(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "--tools=", "-p", "hi"), cred_env);
+
+	(void)state;
+	assert_int_equal(r.rule, 2);
+	assert_int_equal(r.reason, SG_OK);
+	r = decide(ARGV("claude", "--tools=Bash", "-p", "hi"), cred_env);
+	assert_int_equal(r.reason, SG_TOOLS_NOT_EMPTY);
+	assert_int_equal(r.arg, 1);
+}
+
+static void test_sg_ruling_decide_credential_with_tool_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "-p", "hi", "--tools", "Bash"), cred_env);
+
+	(void)state;
+	assert_int_equal(r.rule, 2);
+	assert_string_equal(r.variable, "ANTHROPIC_API_KEY");
+	assert_int_equal(r.reason, SG_TOOLS_NOT_EMPTY);
+	assert_int_equal(r.arg, 4);
+}
+
+static void test_sg_ruling_decide_credential_without_tools_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "-p", "hi"), cred_env);
+
+	(void)state;
+	assert_int_equal(r.rule, 2);
+	assert_int_equal(r.reason, SG_NO_TOOLS_OPTION);
+}
+
+static void test_sg_ruling_decide_each_credential_variable(void **state)
+{
+	static char *vars[] = { "ANTHROPIC_API_KEY=a", "ANTHROPIC_AUTH_TOKEN=b",
+				"CLAUDE_CODE_OAUTH_TOKEN=c" };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		char *env[] = { vars[i], NULL };
+		struct sg_ruling r = decide(ARGV("make", "test"), env);
+
+		assert_int_equal(r.rule, 2);
+		assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+		r = decide(ARGV("claude", "--tools", "", "-p", "x"), env);
+		assert_int_equal(r.reason, SG_OK);
+	}
+}
+
+static void test_sg_ruling_decide_empty_credential_not_held(void **state)
+{
+	struct sg_ruling r = decide(ARGV("make"), ENV("ANTHROPIC_API_KEY="));
+
+	(void)state;
+	assert_int_equal(r.rule, 0);
+	assert_int_equal(r.reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_duplicate_env_entry_counts(void **state)
+{
+	/* execve passes both entries on; the empty first one must not hide the second. */
+	struct sg_ruling r = decide(ARGV("make"), ENV("ANTHROPIC_API_KEY=", "ANTHROPIC_API_KEY=k"));
+
+	(void)state;
+	assert_int_equal(r.rule, 2);
+	assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+}
+
+static void test_sg_ruling_decide_shell_wrapper_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("sh", "-c", "claude -p hi --tools ''"), cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+	assert_int_equal(r.arg, 0);
+}
+
+static void test_sg_ruling_decide_env_npx_bash_wrappers_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(decide(ARGV("env", "claude", "--tools", ""), scrub_env).reason,
+			 SG_NOT_MODEL_CLI);
+	assert_int_equal(decide(ARGV("npx", "claude", "--tools", ""), scrub_env).reason,
+			 SG_NOT_MODEL_CLI);
+	assert_int_equal(decide(ARGV("bash", "script.sh"), scrub_env).reason, SG_NOT_MODEL_CLI);
+	assert_int_equal(decide(ARGV("/usr/bin/env", "-i", "claude"), cred_env).reason,
+			 SG_NOT_MODEL_CLI);
+}
+
+static void test_sg_ruling_decide_cli_by_path_accepted(void **state)
+{
+	struct sg_ruling r = decide(ARGV("/usr/local/bin/claude", "--tools", "", "-p", "hi"),
+				    cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_OK);
+	r = decide(ARGV("/usr/local/bin/claude-wrapper", "--tools", ""), cred_env);
+	assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+}
+
+static void test_sg_ruling_decide_tool_flag_with_empty_tools_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "-p", "hi", "--tools", "", "--allowedTools",
+					 "Bash"),
+				    cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_TOOL_FLAG);
+	assert_int_equal(r.arg, 5);
+}
+
+static void test_sg_ruling_decide_tool_flag_equals_form_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "--tools", "", "--allowed-tools=Bash"),
+				    scrub_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_TOOL_FLAG);
+	assert_int_equal(r.arg, 3);
+}
+
+static void test_sg_ruling_decide_every_default_tool_flag_refused(void **state)
+{
+	static char *flags[] = { "--allowedTools", "--allowed-tools", "--mcp-config",
+				 "--dangerously-skip-permissions", "--permission-mode" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		struct sg_ruling r = decide(ARGV("claude", "--tools", "", flags[i], "x"), cred_env);
+
+		assert_int_equal(r.reason, SG_TOOL_FLAG);
+		assert_int_equal(r.arg, 3);
+	}
+}
+
+static void test_sg_ruling_decide_last_tools_does_not_rescue(void **state)
+{
+	(void)state;
+	assert_int_equal(decide(ARGV("claude", "--tools", "Bash", "--tools", ""), cred_env).reason,
+			 SG_TOOLS_NOT_EMPTY);
+	assert_int_equal(decide(ARGV("claude", "--tools", "", "--tools", "Read"), cred_env).reason,
+			 SG_TOOLS_NOT_EMPTY);
+	assert_int_equal(decide(ARGV("claude", "--tools", "", "--tools=", "-p", "x"), cred_env).reason,
+			 SG_OK);
+}
+
+static void test_sg_ruling_decide_tools_is_variadic(void **state)
+{
+	/* commander reads "--tools <tools...>": "hi" would be a tool, not the prompt. */
+	struct sg_ruling r = decide(ARGV("claude", "-p", "--tools", "", "hi"), cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_TOOLS_NOT_EMPTY);
+	assert_int_equal(r.arg, 4);
+	r = decide(ARGV("claude", "-p", "--tools", "", "--", "hi"), cred_env);
+	assert_int_equal(r.reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_after_double_dash_is_prompt(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "--tools", "", "-p", "--", "--allowedTools",
+					 "Bash", "--tools", "Bash"),
+				    cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_OK);
+	/* and a --tools "" after "--" is a prompt too: it does not count */
+	r = decide(ARGV("claude", "-p", "--", "--tools", ""), cred_env);
+	assert_int_equal(r.reason, SG_NO_TOOLS_OPTION);
+}
+
+static void test_sg_ruling_decide_value_option_swallows_tools(void **state)
+{
+	/* "--tools" here is the system prompt's text: the CLI keeps its tools. */
+	struct sg_ruling r = decide(ARGV("claude", "-p", "hi", "--system-prompt", "--tools", ""),
+				    cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_NO_TOOLS_OPTION);
+	r = decide(ARGV("claude", "--model", "opus", "--tools", "", "-p", "hi"), cred_env);
+	assert_int_equal(r.reason, SG_OK);
+	r = decide(ARGV("claude", "--model=opus", "--tools", "", "-p", "hi"), cred_env);
+	assert_int_equal(r.reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_optional_value_option(void **state)
+{
+	(void)state;
+	/* "-d" takes "api" but not "--tools" (it starts with '-'). */
+	assert_int_equal(decide(ARGV("claude", "-d", "--tools", "", "-p", "x"), cred_env).reason,
+			 SG_OK);
+	assert_int_equal(decide(ARGV("claude", "-d", "api", "--tools", ""), cred_env).reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_variadic_option(void **state)
+{
+	(void)state;
+	assert_int_equal(decide(ARGV("claude", "--add-dir", "a", "b", "--tools", "", "-p", "x"),
+				cred_env).reason,
+			 SG_OK);
+	assert_int_equal(decide(ARGV("claude", "--add-dir", "--tools", ""), cred_env).reason,
+			 SG_MISSING_VALUE);
+}
+
+static void test_sg_ruling_decide_unknown_option_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "--frobnicate", "--tools", "", "-p", "x"),
+				    cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_UNKNOWN_OPTION);
+	assert_int_equal(r.arg, 1);
+	/* bundled short options are not in the lists either */
+	assert_int_equal(decide(ARGV("claude", "-pc", "--tools", ""), cred_env).reason,
+			 SG_UNKNOWN_OPTION);
+}
+
+static void test_sg_ruling_decide_tools_without_value_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(decide(ARGV("claude", "-p", "hi", "--tools"), cred_env).reason,
+			 SG_MISSING_VALUE);
+	assert_int_equal(decide(ARGV("claude", "--tools", "-p", "hi"), cred_env).reason,
+			 SG_MISSING_VALUE);
+	assert_int_equal(decide(ARGV("claude", "--tools", "", "--model"), cred_env).reason,
+			 SG_MISSING_VALUE);
+}
+
+static void test_sg_ruling_decide_flag_with_value_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(decide(ARGV("claude", "--print=yes", "--tools", ""), cred_env).reason,
+			 SG_FLAG_WITH_VALUE);
+	assert_int_equal(decide(ARGV("claude", "--print", "--tools", ""), cred_env).reason, SG_OK);
+}
+
+static void test_sg_ruling_decide_subcommand_refused(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "mcp", "add", "x", "--tools", ""), cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_SUBCOMMAND);
+	assert_int_equal(r.arg, 1);
+	assert_int_equal(decide(ARGV("claude", "--tools", "", "--", "mcp"), cred_env).reason,
+			 SG_SUBCOMMAND);
+	/* a later operand with the same word is part of the prompt */
+	assert_int_equal(decide(ARGV("claude", "-p", "explain", "mcp", "--tools", ""), cred_env)
+				 .reason,
+			 SG_OK);
+	assert_int_equal(decide(ARGV("claude", "-p", "explain mcp", "--tools", ""), cred_env).reason,
+			 SG_OK);
+}
+
+static void test_sg_ruling_decide_both_rulings_name_both_variables(void **state)
+{
+	struct sg_ruling r = decide(ARGV("make"), ENV("CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1",
+						      "CLAUDE_CODE_OAUTH_TOKEN=t"));
+
+	(void)state;
+	assert_int_equal(r.rule, 1);
+	assert_string_equal(r.variable, "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB");
+	assert_non_null(r.other);
+	assert_string_equal(r.other, "CLAUDE_CODE_OAUTH_TOKEN");
+}
+
+static void test_sg_ruling_decide_no_command(void **state)
+{
+	char *empty[] = { NULL };
+
+	(void)state;
+	assert_int_equal(decide(empty, no_env).reason, SG_NO_COMMAND);
+	assert_int_equal(decide(ARGV(""), cred_env).reason, SG_NO_COMMAND);
+}
+
+static void test_sg_ruling_explain_names_ruling_variable_and_fix(void **state)
+{
+	char *argv[] = { "claude", "-p", "hi", NULL };
+	struct sg_ruling r = decide(argv, scrub_env);
+	char buf[1024];
+
+	(void)state;
+	sg_ruling_explain(&pol, &r, argv, scrub_env, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "ruling 1"));
+	assert_non_null(strstr(buf, "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"));
+	assert_non_null(strstr(buf, "--tools \"\""));
+	assert_non_null(strstr(buf, "fix:"));
+}
+
+static void test_sg_ruling_explain_never_prints_credential(void **state)
+{
+	char *argv[] = { "claude", "--tools", "sk-secret-123", NULL };
+	struct sg_ruling r = decide(argv, cred_env);
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(r.reason, SG_TOOLS_NOT_EMPTY);
+	sg_ruling_explain(&pol, &r, argv, cred_env, buf, sizeof(buf));
+	assert_null(strstr(buf, "sk-secret-123"));
+	assert_non_null(strstr(buf, "ANTHROPIC_API_KEY"));
+	assert_non_null(strstr(buf, "ruling 2"));
+	/* an ordinary offending argument is shown */
+	{
+		char *argv2[] = { "claude", "--tools", "Bash", NULL };
+		r = decide(argv2, cred_env);
+		sg_ruling_explain(&pol, &r, argv2, cred_env, buf, sizeof(buf));
+		assert_non_null(strstr(buf, "Bash"));
+	}
+}
+
+static void test_sg_ruling_explain_offending_option_named(void **state)
+{
+	char *argv[] = { "claude", "--tools", "", "--mcp-config", "x.json", NULL };
+	struct sg_ruling r = decide(argv, cred_env);
+	char buf[1024];
+
+	(void)state;
+	sg_ruling_explain(&pol, &r, argv, cred_env, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "--mcp-config"));
+	assert_non_null(strstr(buf, "grants tools"));
+}
+
+static void test_sg_quote_arg_escapes_and_marks_truncation(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	assert_string_equal(sg_quote_arg("--tools", 80, buf, sizeof(buf)), "--tools");
+	assert_string_equal(sg_quote_arg("", 80, buf, sizeof(buf)), "''");
+	assert_string_equal(sg_quote_arg("a b", 80, buf, sizeof(buf)), "'a b'");
+	assert_string_equal(sg_quote_arg("a\nb", 80, buf, sizeof(buf)), "'a\\x0ab'");
+	assert_string_equal(sg_quote_arg("it's", 80, buf, sizeof(buf)), "'it'\\''s'");
+	assert_string_equal(sg_quote_arg("abcdefgh", 3, buf, sizeof(buf)), "abc... (5 more bytes)");
+}
+
+static void test_sg_ruling_decide_custom_cli_names(void **state)
+{
+	struct sg_policy p;
+	struct sg_error err;
+	static const char extra[] = "[model-cli]\nnames = claude claude-code\n";
+	struct sg_ruling r;
+
+	(void)state;
+	sg_policy_init(&p);
+	for (size_t i = 0; i < sg_n_default_fragments; i++)
+		assert_int_equal(sg_policy_parse(&p, sg_default_fragments[i].name,
+						 sg_default_fragments[i].text,
+						 sg_default_fragments[i].len, NULL, &err),
+				 0);
+	assert_int_equal(sg_policy_parse(&p, "extra.ini", extra, sizeof(extra) - 1, NULL, &err), 0);
+	sg_ruling_decide(&p, ARGV("claude-code", "--tools", ""), cred_env, &r);
+	assert_int_equal(r.reason, SG_OK);
+	sg_ruling_decide(&p, ARGV("codex", "--tools", ""), cred_env, &r);
+	assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+	sg_policy_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sg_ruling_decide_no_ruling_applies),
+		cmocka_unit_test(test_sg_ruling_decide_scrub_zero_is_not_set),
+		cmocka_unit_test(test_sg_ruling_decide_scrub_empty_is_not_set),
+		cmocka_unit_test(test_sg_ruling_decide_scrub_any_other_value_is_set),
+		cmocka_unit_test(test_sg_ruling_decide_scrub_without_tools_refused),
+		cmocka_unit_test(test_sg_ruling_decide_scrub_with_empty_tools_runs),
+		cmocka_unit_test(test_sg_ruling_decide_tools_equals_empty_runs),
+		cmocka_unit_test(test_sg_ruling_decide_credential_with_tool_refused),
+		cmocka_unit_test(test_sg_ruling_decide_credential_without_tools_refused),
+		cmocka_unit_test(test_sg_ruling_decide_each_credential_variable),
+		cmocka_unit_test(test_sg_ruling_decide_empty_credential_not_held),
+		cmocka_unit_test(test_sg_ruling_decide_duplicate_env_entry_counts),
+		cmocka_unit_test(test_sg_ruling_decide_shell_wrapper_refused),
+		cmocka_unit_test(test_sg_ruling_decide_env_npx_bash_wrappers_refused),
+		cmocka_unit_test(test_sg_ruling_decide_cli_by_path_accepted),
+		cmocka_unit_test(test_sg_ruling_decide_tool_flag_with_empty_tools_refused),
+		cmocka_unit_test(test_sg_ruling_decide_tool_flag_equals_form_refused),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_tool_flag_refused),
+		cmocka_unit_test(test_sg_ruling_decide_last_tools_does_not_rescue),
+		cmocka_unit_test(test_sg_ruling_decide_tools_is_variadic),
+		cmocka_unit_test(test_sg_ruling_decide_after_double_dash_is_prompt),
+		cmocka_unit_test(test_sg_ruling_decide_value_option_swallows_tools),
+		cmocka_unit_test(test_sg_ruling_decide_optional_value_option),
+		cmocka_unit_test(test_sg_ruling_decide_variadic_option),
+		cmocka_unit_test(test_sg_ruling_decide_unknown_option_refused),
+		cmocka_unit_test(test_sg_ruling_decide_tools_without_value_refused),
+		cmocka_unit_test(test_sg_ruling_decide_flag_with_value_refused),
+		cmocka_unit_test(test_sg_ruling_decide_subcommand_refused),
+		cmocka_unit_test(test_sg_ruling_decide_both_rulings_name_both_variables),
+		cmocka_unit_test(test_sg_ruling_decide_no_command),
+		cmocka_unit_test(test_sg_ruling_explain_names_ruling_variable_and_fix),
+		cmocka_unit_test(test_sg_ruling_explain_never_prints_credential),
+		cmocka_unit_test(test_sg_ruling_explain_offending_option_named),
+		cmocka_unit_test(test_sg_quote_arg_escapes_and_marks_truncation),
+		cmocka_unit_test(test_sg_ruling_decide_custom_cli_names),
+	};
+
+	return cmocka_run_group_tests_name("ruling", tests, setup, teardown);
+}
