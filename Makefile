@@ -43,7 +43,8 @@ CPPFLAGS += -I. -D_GNU_SOURCE -DSTEPGUARD_VERSION='"$(VERSION)"' \
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
 LDFLAGS  += $(SANFLAGS)
 
-POLICY_SRCS   := policy/policy.c policy/expand.c policy/ruling.c policy/strbuf.c
+POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c \
+	policy/ruling.c policy/strbuf.c
 LAUNCHER_LIB  := launcher/options.c launcher/policy_load.c launcher/roots.c \
 	launcher/check.c launcher/run.c
 LAUNCHER_MAIN := launcher/main.c

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * policy.c — strict INI policy parsing with inih, and merging of drop-ins.
- *
- * inih is lenient where a security policy must not be: it splits long
- * lines, treats indented lines as continuations, accepts ':' for '=', and
- * does not tell its handler the line number.  So each source is first
- * scanned line by line here (lengths, NUL bytes, indentation, section
- * names, one key line per handler call), and inih then does the actual
- * tokenising.  Because every key line the scan accepts produces exactly
- * one handler call, the k-th call belongs to the k-th key line, which is
- * how each value learns its line.
+ * policy.c — policy text to struct sg_policy: inih's handler, validation
+ * of each key, and the merging of sources (a later source replaces a key,
+ * "+=" appends to a list).  Each source first passes the line scan in
+ * scan.c, which also tells the handler the line of each key.
  */
 #include "policy/policy.h"
 
@@ -22,33 +16,11 @@
 #include <string.h>
 
 #include "policy/expand.h"
-
-#define SECTION_MAX 128
-
-enum section_kind {
-	SEC_NONE = 0,
-	SEC_STEPGUARD,
-	SEC_MODEL_CLI,
-	SEC_CREDENTIALS,
-	SEC_SCRUB,
-	SEC_WRITES,
-	SEC_SECCOMP,
-	SEC_STEP,
-};
-
-enum word_kind { W_OPTION, W_VARIABLE, W_BASENAME, W_SYSCALL, W_WORD };
-
-/* A list-valued key and where it lives in struct sg_policy. */
-struct words_key {
-	enum section_kind sec;
-	const char *key;
-	enum word_kind kind;
-	size_t off;
-};
+#include "policy/internal.h"
 
 #define P_OFF(field) offsetof(struct sg_policy, field)
 
-static const struct words_key words_keys[] = {
+const struct words_key sg__words_keys[] = {
 	{ SEC_MODEL_CLI, "names", W_BASENAME, P_OFF(cli.names) },
 	{ SEC_MODEL_CLI, "tools-option", W_OPTION, P_OFF(cli.tools_option) },
 	{ SEC_MODEL_CLI, "tool-flags", W_OPTION, P_OFF(cli.tool_flags) },
@@ -63,16 +35,7 @@ static const struct words_key words_keys[] = {
 	{ SEC_SECCOMP, "deny", W_SYSCALL, P_OFF(seccomp_deny) },
 	{ SEC_SECCOMP, "allow", W_SYSCALL, P_OFF(seccomp_allow) },
 };
-
-struct scan {
-	unsigned *key_lines; /* line of the k-th key line */
-	size_t n_keys;
-	struct {
-		char name[SECTION_MAX];
-		unsigned line;
-	} *steps; /* [step:NAME] headers, so empty sections exist too */
-	size_t n_steps;
-};
+const size_t sg__n_words_keys = sizeof(sg__words_keys) / sizeof(sg__words_keys[0]);
 
 struct parse_ctx {
 	struct sg_policy *p;
@@ -86,23 +49,6 @@ struct parse_ctx {
 	char **seen; /* "section\nkey" of this source, for duplicates */
 	size_t n_seen;
 };
-
-static void set_error(struct sg_error *err, const char *file, unsigned line,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void set_error(struct sg_error *err, const char *file, unsigned line,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file);
-	err->line = line;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 /* ---- small containers ------------------------------------------------ */
 
@@ -140,8 +86,8 @@ void sg_policy_init(struct sg_policy *p)
 
 void sg_policy_free(struct sg_policy *p)
 {
-	for (size_t i = 0; i < sizeof(words_keys) / sizeof(words_keys[0]); i++)
-		words_clear((struct sg_words *)((char *)p + words_keys[i].off));
+	for (size_t i = 0; i < sg__n_words_keys; i++)
+		words_clear((struct sg_words *)((char *)p + sg__words_keys[i].off));
 	settings_clear(&p->base);
 	writes_clear(&p->writes);
 	for (size_t i = 0; i < p->n_steps; i++) {
@@ -210,24 +156,24 @@ int sg_filter_parse(const char *s, enum sg_filter *out)
 	return -EINVAL;
 }
 
-static bool is_word_char(char c)
+bool sg__is_word_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
 
 /* Step names and labels: [A-Za-z0-9_.-]+, so they print and log safely. */
-static bool valid_name(const char *s)
+bool sg__valid_name(const char *s)
 {
 	if (!*s)
 		return false;
 	for (; *s; s++)
-		if (!is_word_char(*s))
+		if (!sg__is_word_char(*s))
 			return false;
 	return true;
 }
 
-static enum section_kind section_kind(const char *s, const char **step)
+enum section_kind sg__section_kind(const char *s, const char **step)
 {
 	*step = NULL;
 	if (strcmp(s, "stepguard") == 0)
@@ -242,153 +188,12 @@ static enum section_kind section_kind(const char *s, const char **step)
 		return SEC_WRITES;
 	if (strcmp(s, "seccomp") == 0)
 		return SEC_SECCOMP;
-	if (strncmp(s, "step:", 5) == 0 && valid_name(s + 5)) {
+	if (strncmp(s, "step:", 5) == 0 && sg__valid_name(s + 5)) {
 		*step = s + 5;
 		return SEC_STEP;
 	}
 	return SEC_NONE;
 }
-
-/* ---- the line scan --------------------------------------------------- */
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int scan_push_key(struct scan *sc, unsigned line)
-{
-	unsigned *v = realloc(sc->key_lines, (sc->n_keys + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	v[sc->n_keys++] = line;
-	sc->key_lines = v;
-	return 0;
-}
-
-static int scan_push_step(struct scan *sc, const char *name, unsigned line)
-{
-	void *v = realloc(sc->steps, (sc->n_steps + 1) * sizeof(*sc->steps));
-
-	if (!v)
-		return -ENOMEM;
-	sc->steps = v;
-	snprintf(sc->steps[sc->n_steps].name, SECTION_MAX, "%s", name);
-	sc->steps[sc->n_steps].line = line;
-	sc->n_steps++;
-	return 0;
-}
-
-static int scan_text(const char *file, const char *text, size_t len,
-		     struct scan *sc, struct sg_error *err)
-{
-	const char *p = text, *end = text + len;
-	unsigned line = 0;
-	bool in_section = false;
-
-	/* inih skips a UTF-8 byte order mark on the first line; so do we. */
-	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-		p += 3;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl : end;
-		size_t n = (size_t)(eol - p);
-		const char *s = p, *e = eol, *bol = p;
-
-		line++;
-		if (memchr(p, '\0', n)) {
-			set_error(err, file, line, "NUL byte in policy text");
-			return -EINVAL;
-		}
-		if (n > SG_POLICY_MAX_LINE) {
-			set_error(err, file, line,
-				  "line too long (%zu bytes, at most %d)", n, SG_POLICY_MAX_LINE);
-			return -EINVAL;
-		}
-		p = nl ? nl + 1 : end;
-
-		while (s < e && is_blank(*s))
-			s++;
-		while (e > s && is_blank(e[-1]))
-			e--;
-		if (s == e || *s == ';' || *s == '#')
-			continue;
-		if (s != bol) {
-			/* inih joins an indented line to the previous value. */
-			set_error(err, file, line,
-				  "indented line (continuation lines are not supported; remove the leading whitespace)");
-			return -EINVAL;
-		}
-		if (*s == '[') {
-			const char *close = memchr(s, ']', (size_t)(e - s));
-			char name[SECTION_MAX];
-			const char *step, *rest;
-			size_t nlen;
-
-			if (!close) {
-				set_error(err, file, line, "section header without \"]\"");
-				return -EINVAL;
-			}
-			for (rest = close + 1; rest < e && is_blank(*rest); rest++)
-				;
-			if (rest < e && *rest != ';' && *rest != '#') {
-				set_error(err, file, line, "text after the section header");
-				return -EINVAL;
-			}
-			nlen = (size_t)(close - s - 1);
-			if (nlen >= sizeof(name)) {
-				set_error(err, file, line, "section name too long");
-				return -EINVAL;
-			}
-			memcpy(name, s + 1, nlen);
-			name[nlen] = '\0';
-			switch (section_kind(name, &step)) {
-			case SEC_NONE:
-				set_error(err, file, line,
-					  "unknown section [%s] (known: stepguard, model-cli, credentials, scrub, writes, seccomp, step:NAME)",
-					  name);
-				return -EINVAL;
-			case SEC_STEP:
-				if (scan_push_step(sc, step, line) < 0)
-					return -ENOMEM;
-				break;
-			default:
-				break;
-			}
-			in_section = true;
-			continue;
-		}
-		{
-			const char *sep = NULL;
-
-			for (const char *q = s; q < e; q++)
-				if (*q == '=' || *q == ':') {
-					sep = q;
-					break;
-				}
-			if (!sep || *sep != '=') {
-				set_error(err, file, line,
-					  "expected \"key = value\"%s",
-					  sep ? " (use \"=\", not \":\")" : "");
-				return -EINVAL;
-			}
-			if (sep == s) {
-				set_error(err, file, line, "empty key");
-				return -EINVAL;
-			}
-		}
-		if (!in_section) {
-			set_error(err, file, line, "key outside of a section");
-			return -EINVAL;
-		}
-		if (scan_push_key(sc, line) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 /* ---- the handler ----------------------------------------------------- */
 
 static int fail(struct parse_ctx *c, unsigned line, const char *fmt, ...)
@@ -465,7 +270,7 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 		if (!((w[0] >= 'A' && w[0] <= 'Z') || (w[0] >= 'a' && w[0] <= 'z') || w[0] == '_'))
 			return false;
 		for (const char *q = w; *q; q++)
-			if (!(is_word_char(*q) && *q != '-' && *q != '.'))
+			if (!(sg__is_word_char(*q) && *q != '-' && *q != '.'))
 				return false;
 		return true;
 	}
@@ -474,7 +279,7 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 		return !strchr(w, '/') && strcmp(w, ".") != 0 && strcmp(w, "..") != 0;
 	case W_SYSCALL:
 		*why = "a system call name known to libseccomp on this architecture";
-		return known ? known(w) : valid_name(w);
+		return known ? known(w) : sg__valid_name(w);
 	case W_WORD:
 		*why = "a word not starting with \"-\"";
 		return w[0] != '-';
@@ -501,12 +306,12 @@ static int set_words(struct parse_ctx *c, unsigned line, const struct words_key 
 		char *word, **v;
 		const char *why;
 
-		while (*q && is_blank(*q))
+		while (*q && sg__is_blank(*q))
 			q++;
 		if (!*q)
 			break;
 		start = q;
-		while (*q && !is_blank(*q))
+		while (*q && !sg__is_blank(*q))
 			q++;
 		word = strndup(start, (size_t)(q - start));
 		if (!word) {
@@ -602,7 +407,7 @@ static int set_write(struct parse_ctx *c, unsigned line, struct sg_writes *ws,
 	char msg[256];
 	size_t i;
 
-	if (!valid_name(label))
+	if (!sg__valid_name(label))
 		return fail(c, line, "[%s] \"%s\": a label is [A-Za-z0-9_.-]+", section, label);
 	if (*value) {
 		if (sg_expand(path, NULL, NULL, msg, sizeof(msg)) < 0)
@@ -681,7 +486,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 			    "internal error: policy scan and parser disagree");
 	line = c->scan.key_lines[c->call++];
 
-	sec = section_kind(section, &step);
+	sec = sg__section_kind(section, &step);
 	if (sec == SEC_NONE)
 		return fail(c, line, "unknown section [%s]", section);
 
@@ -690,7 +495,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (klen > 0 && key[klen - 1] == '+') {
 		append = true;
 		klen--;
-		while (klen > 0 && is_blank(key[klen - 1]))
+		while (klen > 0 && sg__is_blank(key[klen - 1]))
 			klen--;
 	}
 	if (klen == 0 || klen >= sizeof(kbuf))
@@ -699,7 +504,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	kbuf[klen] = '\0';
 	key = kbuf;
 	for (const char *q = key; *q; q++)
-		if (!is_word_char(*q))
+		if (!sg__is_word_char(*q))
 			return fail(c, line, "invalid key \"%s\" in [%s]", key, section);
 
 	r = first_time(c, section, key);
@@ -710,10 +515,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (append) {
 		bool is_list = false;
 
-		for (size_t i = 0; i < sizeof(words_keys) / sizeof(words_keys[0]); i++)
-			if (words_keys[i].sec == sec && strcmp(words_keys[i].key, key) == 0) {
+		for (size_t i = 0; i < sg__n_words_keys; i++)
+			if (sg__words_keys[i].sec == sec && strcmp(sg__words_keys[i].key, key) == 0) {
 				is_list = true;
-				return set_words(c, line, &words_keys[i], section, value, true);
+				return set_words(c, line, &sg__words_keys[i], section, value, true);
 			}
 		if (!is_list)
 			return fail(c, line, "\"+=\" is for list keys; \"%s\" in [%s] is not one",
@@ -769,18 +574,18 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return fail(c, line, "unknown section [%s]", section);
 	}
 
-	for (size_t i = 0; i < sizeof(words_keys) / sizeof(words_keys[0]); i++)
-		if (words_keys[i].sec == sec && strcmp(words_keys[i].key, key) == 0)
-			return set_words(c, line, &words_keys[i], section, value, false);
+	for (size_t i = 0; i < sg__n_words_keys; i++)
+		if (sg__words_keys[i].sec == sec && strcmp(sg__words_keys[i].key, key) == 0)
+			return set_words(c, line, &sg__words_keys[i], section, value, false);
 
 	{
 		char known[256] = "";
 		size_t n = 0;
 
-		for (size_t i = 0; i < sizeof(words_keys) / sizeof(words_keys[0]); i++)
-			if (words_keys[i].sec == sec && n < sizeof(known))
+		for (size_t i = 0; i < sg__n_words_keys; i++)
+			if (sg__words_keys[i].sec == sec && n < sizeof(known))
 				n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s",
-						      n ? ", " : "", words_keys[i].key);
+						      n ? ", " : "", sg__words_keys[i].key);
 		if (sec == SEC_SECCOMP && n < sizeof(known))
 			snprintf(known + n, sizeof(known) - n, ", user-namespaces");
 		return fail(c, line, "unknown key \"%s\" in [%s] (known: %s)", key, section, known);
@@ -818,7 +623,7 @@ int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
 	c.file = intern_file(p, name);
 	if (!c.file)
 		return -ENOMEM;
-	r = scan_text(name, text, len, &c.scan, err);
+	r = sg__scan_text(name, text, len, &c.scan, err);
 	if (r < 0)
 		goto out;
 
@@ -834,12 +639,12 @@ int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
 	}
 	if (r != 0) {
 		/* A syntax error inih saw and the scan did not: still an error. */
-		set_error(err, name, r > 0 ? (unsigned)r : 0, "syntax error");
+		sg__set_error(err, name, r > 0 ? (unsigned)r : 0, "syntax error");
 		r = -EINVAL;
 		goto out;
 	}
 	if (c.call != c.scan.n_keys) {
-		set_error(err, name, 0, "internal error: policy scan and parser disagree");
+		sg__set_error(err, name, 0, "internal error: policy scan and parser disagree");
 		r = -EINVAL;
 		goto out;
 	}
@@ -861,20 +666,20 @@ out:
 int sg_policy_validate(const struct sg_policy *p, struct sg_error *err)
 {
 	if (p->cli.names.n == 0) {
-		set_error(err, p->cli.names.set ? p->cli.names.origin.file : "policy",
+		sg__set_error(err, p->cli.names.set ? p->cli.names.origin.file : "policy",
 			  p->cli.names.set ? p->cli.names.origin.line : 0,
 			  "[model-cli] names is empty: name the model CLI (for example \"names = claude\")");
 		return -EINVAL;
 	}
 	if (p->cli.tools_option.n == 0) {
-		set_error(err, p->cli.tools_option.set ? p->cli.tools_option.origin.file : "policy",
+		sg__set_error(err, p->cli.tools_option.set ? p->cli.tools_option.origin.file : "policy",
 			  p->cli.tools_option.set ? p->cli.tools_option.origin.line : 0,
 			  "[model-cli] tools-option is empty: name the option that sets the CLI's tools (\"--tools\")");
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < p->seccomp_allow.n; i++)
 		if (sg_words_contains(&p->seccomp_deny, p->seccomp_allow.v[i])) {
-			set_error(err, p->seccomp_allow.origin.file, p->seccomp_allow.origin.line,
+			sg__set_error(err, p->seccomp_allow.origin.file, p->seccomp_allow.origin.line,
 				  "[seccomp] \"%s\" is in both allow and deny", p->seccomp_allow.v[i]);
 			return -EINVAL;
 		}
@@ -940,90 +745,4 @@ int sg_policy_step_writes(const struct sg_policy *p, const struct sg_step *step,
 	}
 	*out = v;
 	return (int)n;
-}
-
-/* ---- dump ------------------------------------------------------------ */
-
-static void dump_origin(FILE *f, bool origins, const struct sg_origin *o)
-{
-	if (origins && o->file)
-		fprintf(f, "# %s:%u\n", o->file, o->line);
-}
-
-static void dump_settings(FILE *f, bool origins, const struct sg_settings *s)
-{
-	if (s->mode != SG_MODE_UNSET) {
-		dump_origin(f, origins, &s->mode_origin);
-		fprintf(f, "mode = %s\n", sg_mode_name(s->mode));
-	}
-	if (s->filter != SG_FILTER_UNSET) {
-		dump_origin(f, origins, &s->filter_origin);
-		fprintf(f, "filter = %s\n", sg_filter_name(s->filter));
-	}
-	if (s->log.set) {
-		dump_origin(f, origins, &s->log.origin);
-		fprintf(f, "log = %s\n", s->log.s);
-	}
-}
-
-static void dump_words_section(FILE *f, bool origins, const struct sg_policy *p,
-			       enum section_kind sec)
-{
-	for (size_t i = 0; i < sizeof(words_keys) / sizeof(words_keys[0]); i++) {
-		const struct sg_words *w;
-
-		if (words_keys[i].sec != sec)
-			continue;
-		w = (const struct sg_words *)((const char *)p + words_keys[i].off);
-		if (!w->set)
-			continue;
-		dump_origin(f, origins, &w->origin);
-		/* Wrap with "+=" so every line stays within SG_POLICY_MAX_LINE. */
-		{
-			size_t col = (size_t)fprintf(f, "%s =", words_keys[i].key);
-
-			for (size_t j = 0; j < w->n; j++) {
-				if (col > strlen(words_keys[i].key) + 3 &&
-				    col + 1 + strlen(w->v[j]) > 80)
-					col = (size_t)fprintf(f, "\n%s +=", words_keys[i].key) - 1;
-				col += (size_t)fprintf(f, " %s", w->v[j]);
-			}
-		}
-		fputc('\n', f);
-	}
-}
-
-static void dump_writes(FILE *f, bool origins, const struct sg_writes *ws, const char *prefix)
-{
-	for (size_t i = 0; i < ws->n; i++) {
-		dump_origin(f, origins, &ws->v[i].origin);
-		fprintf(f, "%s%s = %s\n", prefix, ws->v[i].label, ws->v[i].path);
-	}
-}
-
-void sg_policy_dump(const struct sg_policy *p, FILE *f, bool origins)
-{
-	fprintf(f, "[stepguard]\n");
-	dump_settings(f, origins, &p->base);
-	fprintf(f, "\n[model-cli]\n");
-	dump_words_section(f, origins, p, SEC_MODEL_CLI);
-	fprintf(f, "\n[credentials]\n");
-	dump_words_section(f, origins, p, SEC_CREDENTIALS);
-	fprintf(f, "\n[scrub]\n");
-	dump_words_section(f, origins, p, SEC_SCRUB);
-	fprintf(f, "\n[writes]\n");
-	dump_writes(f, origins, &p->writes, "");
-	fprintf(f, "\n[seccomp]\n");
-	dump_words_section(f, origins, p, SEC_SECCOMP);
-	if (p->user_namespaces != SG_UNSET) {
-		dump_origin(f, origins, &p->user_namespaces_origin);
-		fprintf(f, "user-namespaces = %s\n", p->user_namespaces == SG_YES ? "yes" : "no");
-	}
-	for (size_t i = 0; i < p->n_steps; i++) {
-		fprintf(f, "\n");
-		dump_origin(f, origins, &p->steps[i].origin);
-		fprintf(f, "[step:%s]\n", p->steps[i].name);
-		dump_settings(f, origins, &p->steps[i].set);
-		dump_writes(f, origins, &p->steps[i].writes, "write.");
-	}
 }

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* internal.h — shared between the files of policy/; not an interface. */
+#ifndef STEPGUARD_POLICY_INTERNAL_H
+#define STEPGUARD_POLICY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/policy.h"
+
+#define SECTION_MAX 128
+
+enum section_kind {
+	SEC_NONE = 0,
+	SEC_STEPGUARD,
+	SEC_MODEL_CLI,
+	SEC_CREDENTIALS,
+	SEC_SCRUB,
+	SEC_WRITES,
+	SEC_SECCOMP,
+	SEC_STEP,
+};
+
+enum word_kind { W_OPTION, W_VARIABLE, W_BASENAME, W_SYSCALL, W_WORD };
+
+/* A list-valued key and where it lives in struct sg_policy. */
+struct words_key {
+	enum section_kind sec;
+	const char *key;
+	enum word_kind kind;
+	size_t off;
+};
+
+
+extern const struct words_key sg__words_keys[];
+extern const size_t sg__n_words_keys;
+
+
+struct scan {
+	unsigned *key_lines; /* line of the k-th key line */
+	size_t n_keys;
+	struct {
+		char name[SECTION_MAX];
+		unsigned line;
+	} *steps; /* [step:NAME] headers, so empty sections exist too */
+	size_t n_steps;
+};
+
+
+bool sg__is_blank(char c);
+bool sg__is_word_char(char c);
+bool sg__valid_name(const char *s);
+enum section_kind sg__section_kind(const char *s, const char **step);
+void sg__set_error(struct sg_error *err, const char *file, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The line scan: see scan.c.  Returns 0, -EINVAL (ERR filled) or -ENOMEM. */
+int sg__scan_text(const char *file, const char *text, size_t len, struct scan *sc,
+		  struct sg_error *err);
+
+#endif
