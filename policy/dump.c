@@ -4,6 +4,21 @@
 
 #include "policy/internal.h"
 
+/*
+ * One "key = value" line.  Spaces around "=" read better, but the parser
+ * refuses lines over SG_POLICY_MAX_LINE; a value that was accepted as
+ * "key=value" is written back the same way, so the dump always parses.
+ */
+static void dump_kv(FILE *f, const char *prefix, const char *key, const char *op,
+		    const char *value)
+{
+	size_t n = strlen(prefix) + strlen(key) + strlen(op) + 2 + strlen(value);
+
+	if (n <= SG_POLICY_MAX_LINE)
+		fprintf(f, "%s%s %s %s\n", prefix, key, op, value);
+	else
+		fprintf(f, "%s%s%s%s\n", prefix, key, op, value);
+}
 
 static void dump_origin(FILE *f, bool origins, const struct sg_origin *o)
 {
@@ -23,7 +38,7 @@ static void dump_settings(FILE *f, bool origins, const struct sg_settings *s)
 	}
 	if (s->log.set) {
 		dump_origin(f, origins, &s->log.origin);
-		fprintf(f, "log = %s\n", s->log.s);
+		dump_kv(f, "", "log", "=", s->log.s);
 	}
 }
 
@@ -39,18 +54,33 @@ static void dump_words_section(FILE *f, bool origins, const struct sg_policy *p,
 		if (!w->set)
 			continue;
 		dump_origin(f, origins, &w->origin);
-		/* Wrap with "+=" so every line stays within SG_POLICY_MAX_LINE. */
+		/* Wrap with "+=" at about 80 columns; a long word gets a line of its own. */
 		{
-			size_t col = (size_t)fprintf(f, "%s =", sg__words_keys[i].key);
+			const char *key = sg__words_keys[i].key;
+			char line[SG_POLICY_MAX_LINE + 1] = "";
+			size_t len = 0;
+			bool first = true;
 
-			for (size_t j = 0; j < w->n; j++) {
-				if (col > strlen(sg__words_keys[i].key) + 3 &&
-				    col + 1 + strlen(w->v[j]) > 80)
-					col = (size_t)fprintf(f, "\n%s +=", sg__words_keys[i].key) - 1;
-				col += (size_t)fprintf(f, " %s", w->v[j]);
+			for (size_t j = 0; j <= w->n; j++) {
+				size_t wl = j < w->n ? strlen(w->v[j]) : 0;
+
+				if (j == w->n || (len > 0 && len + 1 + wl > 70)) {
+					if (len > 0 || first)
+						dump_kv(f, "", key, first ? "=" : "+=", line);
+					first = false;
+					len = 0;
+					line[0] = '\0';
+				}
+				if (j == w->n)
+					break;
+				if (len > 0)
+					line[len++] = ' ';
+				/* A word is at most a line long, since it came from one. */
+				memcpy(line + len, w->v[j], wl < sizeof(line) - len - 1 ? wl + 1
+										   : sizeof(line) - len);
+				len += wl;
 			}
 		}
-		fputc('\n', f);
 	}
 }
 
@@ -58,7 +88,7 @@ static void dump_writes(FILE *f, bool origins, const struct sg_writes *ws, const
 {
 	for (size_t i = 0; i < ws->n; i++) {
 		dump_origin(f, origins, &ws->v[i].origin);
-		fprintf(f, "%s%s = %s\n", prefix, ws->v[i].label, ws->v[i].path);
+		dump_kv(f, prefix, ws->v[i].label, "=", ws->v[i].path);
 	}
 }
 

@@ -87,7 +87,7 @@ int sg_expand(const char *in, const struct sg_expand_vars *vars, char **out,
 		n = (size_t)(end - name);
 		val = NULL;
 		if (n == 7 && strncmp(name, "WORKDIR", 7) == 0) {
-			if (vars && !(val = vars->workdir)) {
+			if (vars && (!(val = vars->workdir) || !*val)) {
 				sg_strbuf_free(&b);
 				return fail(msg, msglen, "${WORKDIR} is not known here");
 			}

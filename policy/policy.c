@@ -384,7 +384,7 @@ static int set_setting(struct parse_ctx *c, unsigned line, struct sg_settings *s
 
 		if (sg_expand(value, NULL, NULL, msg, sizeof(msg)) < 0)
 			return fail(c, line, "[%s] log: %s", section, msg);
-		if (*value && value[0] != '/' && value[0] != '$')
+		if (*value && value[0] != '/' && strncmp(value, "${", 2) != 0)
 			return fail(c, line, "[%s] log: \"%s\" is not an absolute path", section, value);
 		v = strdup(value);
 		if (!v)
@@ -412,7 +412,7 @@ static int set_write(struct parse_ctx *c, unsigned line, struct sg_writes *ws,
 	if (*value) {
 		if (sg_expand(path, NULL, NULL, msg, sizeof(msg)) < 0)
 			return fail(c, line, "[%s] %s: %s", section, label, msg);
-		if (path[0] != '/' && path[0] != '$')
+		if (path[0] != '/' && strncmp(path, "${", 2) != 0)
 			return fail(c, line,
 				    "[%s] %s: \"%s\" is not an absolute path (start it with \"/\" or ${WORKDIR}, ${HOME}, ${env:NAME})",
 				    section, label, path);
@@ -465,6 +465,15 @@ static struct sg_step *get_step(struct sg_policy *p, const char *name,
 	v->origin = (struct sg_origin){ file, line };
 	p->n_steps++;
 	return v;
+}
+
+/* The line of the first [step:NAME] header of this source (the scan saw it). */
+static unsigned header_line(const struct parse_ctx *c, const char *name, unsigned fallback)
+{
+	for (size_t i = 0; i < c->scan.n_steps; i++)
+		if (strcmp(c->scan.steps[i].name, name) == 0)
+			return c->scan.steps[i].line;
+	return fallback;
 }
 
 static int handler(void *user, const char *section, const char *key, const char *value)
@@ -538,7 +547,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 	case SEC_WRITES:
 		return set_write(c, line, &c->p->writes, section, key, value);
 	case SEC_STEP: {
-		struct sg_step *st = get_step(c->p, step, c->file, line, &c->errnum);
+		struct sg_step *st = get_step(c->p, step, c->file, header_line(c, step, line),
+					      &c->errnum);
 		bool done;
 
 		if (!st)

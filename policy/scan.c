@@ -67,10 +67,17 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 	const char *p = text, *end = text + len;
 	unsigned line = 0;
 	bool in_section = false;
+	size_t bom = 0;
 
-	/* inih skips a UTF-8 byte order mark on the first line; so do we. */
-	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+	/*
+	 * inih skips a UTF-8 byte order mark on the first line; so do we,
+	 * but its line buffer still holds the mark, so the mark counts
+	 * towards the first line's length.
+	 */
+	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
 		p += 3;
+		bom = 3;
+	}
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -83,6 +90,8 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 			sg__set_error(err, file, line, "NUL byte in policy text");
 			return -EINVAL;
 		}
+		if (line == 1)
+			n += bom;
 		if (n > SG_POLICY_MAX_LINE) {
 			sg__set_error(err, file, line,
 				  "line too long (%zu bytes, at most %d)", n, SG_POLICY_MAX_LINE);
@@ -144,11 +153,18 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 		{
 			const char *sep = NULL;
 
-			for (const char *q = s; q < e; q++)
+			for (const char *q = s; q < e; q++) {
 				if (*q == '=' || *q == ':') {
 					sep = q;
 					break;
 				}
+				/* inih ends the line at an inline comment: no handler call. */
+				if (*q == ';' && q > s && sg__is_blank(q[-1])) {
+					sg__set_error(err, file, line,
+						  "expected \"key = value\" (a \";\" comment starts before the \"=\")");
+					return -EINVAL;
+				}
+			}
 			if (!sep || *sep != '=') {
 				sg__set_error(err, file, line,
 					  "expected \"key = value\"%s",
