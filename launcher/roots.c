@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,8 +151,19 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 	int n, r;
 
 	memset(out, 0, sizeof(*out));
-	if (home_env && *home_env && realpath(home_env, home_buf))
+	/*
+	 * The home directory is what the refusal below protects, so an unset
+	 * HOME (env -i) must not switch the check off: fall back to the
+	 * password database's home of the user the step runs as.
+	 */
+	if (home_env && *home_env && realpath(home_env, home_buf)) {
 		home = home_buf;
+	} else {
+		struct passwd *pw = getpwuid(geteuid());
+
+		if (pw && pw->pw_dir && *pw->pw_dir && realpath(pw->pw_dir, home_buf))
+			home = home_buf;
+	}
 
 	if (!o->workdir && !getcwd(cwd, sizeof(cwd))) {
 		snprintf(err->file, sizeof(err->file), "stepguard");

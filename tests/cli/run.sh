@@ -104,6 +104,11 @@ expect 64 'contains the home directory' allow-write-above-home -- \
 	"${E[@]}" "$SG" -w work --allow-write "$(dirname "$H")" --check
 expect 64 'HOME is not set' home-unset-expansion -- \
 	env -i PATH=/usr/bin:/bin "$SG" -p home.ini -w work --check
+PWHOME=$(getent passwd "$(id -u)" | cut -d: -f6)
+if [ -d "$PWHOME" ]; then
+	expect 64 'contains the home directory' workdir-home-env-unset -- \
+		env -i PATH=/usr/bin:/bin "$SG" -w "$PWHOME" --check
+fi
 expect 64 'No such file' workdir-missing -- "${E[@]}" "$SG" -w "$T/absent" --check
 expect 64 'is not a directory' workdir-file -- "${E[@]}" "$SG" -w bad.ini --check
 
