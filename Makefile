@@ -46,7 +46,7 @@ LDFLAGS  += $(SANFLAGS)
 POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c \
 	policy/ruling.c policy/strbuf.c
 LAUNCHER_LIB  := launcher/options.c launcher/policy_load.c launcher/roots.c \
-	launcher/check.c launcher/run.c
+	launcher/check.c launcher/run.c launcher/landlock.c launcher/seccomp.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))
 
@@ -55,7 +55,7 @@ POLICY_OBJS   := $(POLICY_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_policy.o
 LAUNCHER_OBJS := $(LAUNCHER_LIB:%.c=$(BUILD)/%.o)
 
 UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_policy \
-	test_policy_load
+	test_policy_load test_landlock test_seccomp
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all check unit cli asan lint install uninstall deps clean

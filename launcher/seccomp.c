@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stepguard — the seccomp filter a confined step runs under.
+ *
+ * The write filter (Landlock or eBPF) decides which writes land.  This
+ * filter does not judge writes; it removes the system calls with which a
+ * step could get around the write filter (reach into another process,
+ * change what paths mean, write below the file system's hooks) or blind it
+ * (run code in the kernel, submit work that never passes through a syscall
+ * entry).  Everything else is allowed, so ordinary builds run unchanged.
+ *
+ * Shape of the filter, in the order the kernel meets it:
+ *   1. arch is not the native one            -> kill the process
+ *      (x86_64 only: nr has the x32 bit set  -> kill the process)
+ *   2. ioctl(TIOCSTI / TIOCLINUX), low 32 bits of the request -> EPERM
+ *   3. clone/unshare with a namespace flag   -> EPERM (unless allow_userns)
+ *   4. the named deny list                   -> EPERM, clone3 -> ENOSYS
+ *   5. numbers newer than libseccomp's table -> ENOSYS
+ *   6. anything else                         -> allow
+ *
+ * Only ioctl, clone and unshare look at arguments.  The kernel's seccomp
+ * action cache (Linux 5.11+) skips the filter entirely for a syscall whose
+ * result is "allow" whatever its arguments, so open, read, write, stat,
+ * mmap and friends cost one bitmap test, not a filter run.  Never add an
+ * argument rule to a hot syscall.
+ *
+ * The list and the reason for each entry are in docs/seccomp.md; keep the
+ * two in step.  This file prints nothing and returns -errno.
+ */
+#define _GNU_SOURCE
+#include "launcher/seccomp.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The default deny list.  All entries are answered EPERM ("you may not"),
+ * which programs already expect from these privileged calls and handle,
+ * except clone3 (see sg_deny_errno).  The reasons, one group at a time:
+ */
+static const char *const sg_default_deny[] = {
+	/*
+	 * Reaching into another process.  A step that can read or write the
+	 * memory of stepguard, of the user's shell or of an unconfined
+	 * sibling, or steal one of its descriptors, acts with that process's
+	 * rights, outside every filter.
+	 */
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
+	"pidfd_getfd",
+
+	/*
+	 * Running code in the kernel or reading it: eBPF programs and perf
+	 * events.  With them a privileged step could detach or overwrite the
+	 * eBPF write filter's maps, or watch the filter and its log.
+	 */
+	"bpf",
+	"perf_event_open",
+
+	/*
+	 * io_uring performs opens, renames, xattr changes and more from
+	 * kernel workers, without a syscall entry per operation, so no
+	 * seccomp rule (ours, or the supervisor's user-notification filter)
+	 * ever sees those operations.
+	 */
+	"io_uring_setup",
+	"io_uring_enter",
+	"io_uring_register",
+
+	/*
+	 * userfaultfd lets a step stall the kernel in the middle of copying
+	 * a syscall's arguments from its memory, which turns every
+	 * check-then-use window (a supervisor reading a path, a path-based
+	 * eBPF check) into one as wide as the attacker likes.
+	 */
+	"userfaultfd",
+
+	/*
+	 * The kernel keyrings outlive the step and are shared per user: a
+	 * step could read or plant keys used by the user's other sessions.
+	 */
+	"keyctl",
+	"add_key",
+	"request_key",
+
+	/*
+	 * The mount family changes what a path names.  A bind mount or a
+	 * moved tree makes a path outside the work directory look like one
+	 * inside it, to a path-based filter and to the humans reading its
+	 * log.  Landlock refuses topology changes on its own, the eBPF
+	 * backends do not.
+	 */
+	"mount",
+	"umount2",
+	"pivot_root",
+	"move_mount",
+	"open_tree",
+	"fsopen",
+	"fsmount",
+	"fsconfig",
+	"fspick",
+	"mount_setattr",
+	/*
+	 * Linux 6.15.  A libseccomp that cannot name it adds no rule for it
+	 * here, and the number is refused by sg_add_unknown_guard() instead.
+	 */
+	"open_tree_attr",
+
+	/*
+	 * chroot changes the root that paths are resolved and reported
+	 * against, with the same effect as a mount for a path-based filter.
+	 * It needs CAP_SYS_CHROOT, which a step has as root or inside its own
+	 * user namespace (allow_userns); remove it for a CLI whose sandbox
+	 * chroots (docs/seccomp.md).
+	 */
+	"chroot",
+
+	/*
+	 * Opening a file by handle skips path resolution and so every path
+	 * rule; handles are stable and can be guessed or carried over from
+	 * another process.  name_to_handle_at is the half that mints them.
+	 */
+	"open_by_handle_at",
+	"name_to_handle_at",
+
+	/*
+	 * Replacing the running kernel, or adding code to it, removes every
+	 * filter at once.
+	 */
+	"kexec_load",
+	"kexec_file_load",
+	"init_module",
+	"finit_module",
+	"delete_module",
+
+	/*
+	 * Writing below the file system: the kernel writes swap pages
+	 * straight to the swap file's blocks, and raw port I/O can drive a
+	 * disk controller, so neither passes through a single write hook.
+	 * (iopl and ioperm exist on x86 only; elsewhere they add no rule.)
+	 */
+	"swapon",
+	"swapoff",
+	"iopl",
+	"ioperm",
+
+	/*
+	 * Joining a namespace someone else built (another process's mount
+	 * namespace, say) puts the step where paths mean something else.
+	 * allow_userns does not lift this: a sandbox creates its own
+	 * namespaces, it does not need to enter existing ones.
+	 */
+	"setns",
+
+	/* Always ENOSYS, and not removable: see sg_deny_errno(). */
+	"clone3",
+
+	NULL
+};
+
+/*
+ * clone3 passes its flags in a structure in the caller's memory, which a
+ * seccomp filter cannot read, so the namespace-flag rule below cannot be
+ * applied to it.  Refuse it whole, with ENOSYS rather than EPERM: glibc
+ * (2.34+), Rust and Go take ENOSYS to mean "old kernel" and fall back to
+ * clone, whose flags we can inspect; EPERM would make them fail instead.
+ */
+static int sg_deny_errno(const char *name)
+{
+	return strcmp(name, "clone3") == 0 ? ENOSYS : EPERM;
+}
+
+static bool sg_deny_removable(const char *name)
+{
+	return strcmp(name, "clone3") != 0;
+}
+
+/*
+ * Namespace flags for clone and unshare.  A new user namespace hands the
+ * step every capability inside it, and with them mount, chroot and the
+ * rest of the calls above, against its own copies of the namespaces.
+ *
+ * CLONE_NEWTIME shares its bit (0x80) with the exit-signal byte of clone's
+ * flags, so it is checked for unshare only; the kernel takes clone's new
+ * time namespace from clone3 alone, which we refuse anyway.
+ */
+static const uint64_t sg_ns_flags[] = {
+	CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID, CLONE_NEWNET,
+	CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP,
+};
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/*
+ * clone's flags are the first argument everywhere we run except s390,
+ * where the stack comes first.
+ */
+#if defined(__s390__)
+#define SG_CLONE_FLAGS_ARG 1
+#else
+#define SG_CLONE_FLAGS_ARG 0
+#endif
+
+/*
+ * The highest number the "newer than libseccomp" guard covers.  x86_64's
+ * table ends well below it (512 and up are x32's private numbers), as do
+ * the generic ones.
+ */
+#define SG_NR_GUARD_MAX 511
+
+const char *const *sg_seccomp_default_deny(void)
+{
+	return sg_default_deny;
+}
+
+/* The native number for NAME, or a negative value when it has none. */
+static int sg_resolve(const char *name)
+{
+	/*
+	 * libseccomp answers __NR_SCMP_ERROR for names it does not know and
+	 * a negative pseudo number for names it knows on other architectures
+	 * only (iopl on arm64); neither is a syscall here.
+	 */
+	return seccomp_syscall_resolve_name(name);
+}
+
+bool sg_seccomp_known_syscall(const char *name)
+{
+	return name && *name && sg_resolve(name) >= 0;
+}
+
+static bool sg_in_list(const char *const *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], name) == 0)
+			return true;
+	return false;
+}
+
+static bool sg_in_default(const char *name)
+{
+	for (const char *const *p = sg_default_deny; *p; p++)
+		if (strcmp(*p, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Check every policy name before building anything, so the first bad name
+ * is reported whatever else is wrong, and so a half-built filter never
+ * exists.
+ */
+static int sg_check_opts(const struct sg_seccomp_opts *o, const char **bad_name)
+{
+	if ((o->n_deny && !o->deny) || (o->n_allow && !o->allow))
+		return -EINVAL;
+
+	for (size_t i = 0; i < o->n_deny; i++) {
+		const char *name = o->deny[i];
+
+		if (!name)
+			return -EINVAL;
+		if (!sg_seccomp_known_syscall(name)) {
+			*bad_name = name;
+			return -EINVAL;
+		}
+	}
+
+	for (size_t i = 0; i < o->n_allow; i++) {
+		const char *name = o->allow[i];
+
+		if (!name)
+			return -EINVAL;
+		*bad_name = name;
+		if (!sg_seccomp_known_syscall(name))
+			return -EINVAL;
+		/* A removal that removes nothing is a typo, not a no-op. */
+		if (!sg_in_default(name))
+			return -ENOENT;
+		if (!sg_deny_removable(name))
+			return -EPERM;
+		if (sg_in_list(o->deny, o->n_deny, name))
+			return -EEXIST;
+		*bad_name = NULL;
+	}
+
+	return 0;
+}
+
+static int sg_add_default_deny(scmp_filter_ctx ctx,
+			       const struct sg_seccomp_opts *o)
+{
+	for (const char *const *p = sg_default_deny; *p; p++) {
+		int nr, r;
+
+		if (sg_in_list(o->allow, o->n_allow, *p))
+			continue;
+		nr = sg_resolve(*p);
+		/*
+		 * Not a syscall on this architecture, or newer than
+		 * libseccomp's table (sg_add_unknown_guard() refuses those).
+		 */
+		if (nr < 0)
+			continue;
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(sg_deny_errno(*p)), nr, 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int sg_add_policy_deny(scmp_filter_ctx ctx,
+			      const struct sg_seccomp_opts *o)
+{
+	for (size_t i = 0; i < o->n_deny; i++) {
+		const char *name = o->deny[i];
+		int r;
+
+		/* Already refused, with its own errno (clone3 keeps ENOSYS). */
+		if (sg_in_default(name))
+			continue;
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+				     sg_resolve(name), 0);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * One rule per flag: libseccomp ORs the rules of a syscall, and a masked
+ * compare per bit is how "any of these bits set" is said in its language.
+ * The kernel reads only the low 32 bits of clone's flags, and each mask
+ * here lies within them, so high-bit garbage cannot hide a flag.
+ */
+static int sg_add_ns_rules(scmp_filter_ctx ctx, const struct sg_seccomp_opts *o)
+{
+	int r;
+
+	if (!o->allow_userns) {
+		for (size_t i = 0; i < ARRAY_SIZE(sg_ns_flags); i++) {
+			uint64_t f = sg_ns_flags[i];
+
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+					     SCMP_CMP(SG_CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, f, f));
+			if (r < 0)
+				return r;
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+					     SCMP_A0(SCMP_CMP_MASKED_EQ, f, f));
+			if (r < 0)
+				return r;
+		}
+	}
+
+	/*
+	 * A time namespace is something no CLI sandbox needs (it lets the
+	 * step set the clocks its children see), so it stays refused even
+	 * with allow_userns.
+	 */
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 1,
+			     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWTIME, CLONE_NEWTIME));
+	if (r < 0)
+		return r;
+
+	/* Checked before the long deny list: clone is not cacheable. */
+	return seccomp_syscall_priority(ctx, SCMP_SYS(clone), 200);
+}
+
+/*
+ * TIOCSTI pushes bytes into a terminal's input queue and TIOCLINUX's
+ * selection paste does the same on a virtual console: a step would type
+ * commands into the user's shell, which runs them outside stepguard.
+ *
+ * The kernel takes the request as an unsigned int, so only the low 32 bits
+ * decide which ioctl runs; compare exactly those, or a request with junk in
+ * the high half would pass the filter and still be TIOCSTI to the kernel.
+ */
+static int sg_add_ioctl_rules(scmp_filter_ctx ctx)
+{
+	static const uint64_t reqs[] = { TIOCSTI, TIOCLINUX };
+	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, reqs[i]));
+		if (r < 0)
+			return r;
+	}
+
+	/*
+	 * ioctl has argument rules, so the kernel cannot cache its result
+	 * and every ioctl runs the filter: put it first.
+	 */
+	return seccomp_syscall_priority(ctx, SCMP_SYS(ioctl), 255);
+}
+
+/*
+ * A default-allow filter only refuses what it names, and it can name only
+ * what libseccomp knows.  The kernel keeps adding calls (Linux 6.15 added
+ * open_tree_attr to the mount family, 6.13 setxattrat and removexattrat,
+ * which Landlock does not mediate) and a libseccomp older than the kernel
+ * would let them all through unreviewed.  So every number above the highest
+ * one libseccomp knows on this architecture is answered ENOSYS, which libc
+ * and runtimes treat as "old kernel" and fall back from, to calls this
+ * filter and the write filter do see.  Upgrading libseccomp shrinks the
+ * range by itself.
+ *
+ * An architecture whose numbers do not start near 0 (x32, MIPS) resolves
+ * nothing in the scanned range and gets no guard.
+ */
+static int sg_add_unknown_guard(scmp_filter_ctx ctx)
+{
+	int top = -1;
+
+	for (int nr = SG_NR_GUARD_MAX; nr >= 0 && top < 0; nr--) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		if (name) {
+			top = nr;
+			free(name);
+		}
+	}
+	if (top < 0)
+		return 0;
+
+	for (int nr = top + 1; nr <= SG_NR_GUARD_MAX; nr++) {
+		int r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int sg_set_attrs(scmp_filter_ctx ctx)
+{
+	int r;
+
+	/*
+	 * A syscall from another ABI (i386 via int 0x80, or x32 on x86_64)
+	 * has other numbers, for which none of our rules were written: kill
+	 * the whole process, not just the thread, so nothing half-dead
+	 * lingers.  libseccomp treats x32 as its own architecture; with only
+	 * the native x86_64 one in the filter it sends numbers with the x32
+	 * bit to this same action (the unit test checks that it does).
+	 */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (r < 0)
+		return r;
+
+	/*
+	 * The launcher sets no_new_privs itself, at a fixed point in its
+	 * order; loading must not do it behind its back (and sg_seccomp_load
+	 * checks it is already set).
+	 */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (r < 0)
+		return r;
+
+	/*
+	 * No TSYNC: the filter is loaded in the forked child, which has one
+	 * thread, and is inherited over execve by all it starts.
+	 */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 0);
+	if (r < 0)
+		return r;
+
+	/* Hand back the kernel's own errno from seccomp(2), not -ECANCELED. */
+	return seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+}
+
+int sg_seccomp_build(const struct sg_seccomp_opts *o, scmp_filter_ctx *out,
+		     const char **bad_name)
+{
+	static const struct sg_seccomp_opts defaults;
+	const char *ignored = NULL;
+	scmp_filter_ctx ctx;
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!bad_name)
+		bad_name = &ignored;
+	*bad_name = NULL;
+	if (!o)
+		o = &defaults;
+
+	r = sg_check_opts(o, bad_name);
+	if (r < 0)
+		return r;
+
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -ENOMEM;
+
+	r = sg_set_attrs(ctx);
+	if (r >= 0)
+		r = sg_add_ioctl_rules(ctx);
+	if (r >= 0)
+		r = sg_add_ns_rules(ctx, o);
+	if (r >= 0)
+		r = sg_add_default_deny(ctx, o);
+	if (r >= 0)
+		r = sg_add_policy_deny(ctx, o);
+	if (r >= 0)
+		r = sg_add_unknown_guard(ctx);
+	if (r < 0) {
+		seccomp_release(ctx);
+		return r;
+	}
+
+	*out = ctx;
+	return 0;
+}
+
+int sg_seccomp_load(scmp_filter_ctx ctx)
+{
+	int r;
+
+	if (!ctx)
+		return -EINVAL;
+
+	/*
+	 * Refuse rather than let root load without no_new_privs: a filter
+	 * is only a boundary if a setuid program started under it cannot
+	 * gain privileges the filter was not written for, and the launcher's
+	 * order promises no_new_privs comes first.
+	 */
+	r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+	if (r < 0)
+		return -errno;
+	if (r != 1)
+		return -EPERM;
+
+	r = seccomp_load(ctx);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seccomp filter a confined step runs under: default allow, with the
+ * syscalls that would let a step escape or blind the write filter refused.
+ * See docs/seccomp.md for the list and the reason for every entry.
+ *
+ * This module builds and loads; it never prints.  Every function that can
+ * fail returns 0 or -errno, and the launcher turns that into a message.
+ */
+#ifndef SG_SECCOMP_H
+#define SG_SECCOMP_H
+
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sg_seccomp_opts {
+	const char *const *deny;  size_t n_deny;   /* extra syscall names to refuse (policy [seccomp] deny) */
+	const char *const *allow; size_t n_allow;  /* default-denied names to remove (policy [seccomp] allow) */
+	bool allow_userns;                         /* permit unshare/clone with namespace flags (CLONE_NEWUSER etc.) */
+};
+
+/*
+ * Names of the default deny list, NULL-terminated, for docs/--check and
+ * validation.  Every name here is refused with EPERM and may be removed by
+ * [seccomp] allow, except "clone3", which is always answered ENOSYS.
+ * A listed name libseccomp cannot resolve here adds no rule of its own:
+ * iopl and ioperm outside x86 do not exist, and a call newer than
+ * libseccomp's table (open_tree_attr with 2.5.x) falls in the range of
+ * numbers the filter answers ENOSYS (docs/seccomp.md, "Newer syscalls").
+ */
+const char *const *sg_seccomp_default_deny(void);
+
+/* Is NAME a syscall name libseccomp knows for the native arch? (for policy validation) */
+bool sg_seccomp_known_syscall(const char *name);
+
+/*
+ * Build (do not load) the filter.  O may be NULL for the defaults.
+ * Returns 0 with *OUT owned by the caller (seccomp_release), or -errno with
+ * *OUT set to NULL.  When a name is at fault and BAD_NAME is not NULL,
+ * *BAD_NAME points at that name (inside O's arrays):
+ *   -EINVAL  a name libseccomp does not know on this architecture (or a
+ *            NULL entry, then *BAD_NAME is NULL);
+ *   -ENOENT  [seccomp] allow names a syscall that is not default-denied, so
+ *            a typo in the policy cannot pass as a removal;
+ *   -EPERM   [seccomp] allow names "clone3", which cannot be removed;
+ *   -EEXIST  the same name is in both deny and allow.
+ * Other values (-ENOMEM, -EOPNOTSUPP from libseccomp) have no name.
+ */
+int sg_seccomp_build(const struct sg_seccomp_opts *o, scmp_filter_ctx *out,
+		     const char **bad_name);
+
+/*
+ * Load a built filter into the calling thread, which must have set
+ * no_new_privs already (-EPERM otherwise, even for root: the launcher's
+ * order is fixed).  Loads into this thread only, so call it in the
+ * single-threaded child, last before execve.  0 or -errno.
+ */
+int sg_seccomp_load(scmp_filter_ctx ctx);
+
+#endif /* SG_SECCOMP_H */

@@ -1,0 +1,1209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for launcher/seccomp.c.
+ *
+ * The filter is checked without root and without loading it: libseccomp
+ * exports the classic-BPF program it would load, a small interpreter below
+ * runs it on a struct seccomp_data, and tables say what each call must get.
+ * The interpreter refuses any instruction it does not know, so a change in
+ * what libseccomp emits fails the tests instead of passing them blindly.
+ *
+ * A second group really loads the filter in a forked child (no root needed:
+ * no_new_privs is enough) and checks a few calls against the kernel.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "launcher/seccomp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+#define RET_ALLOW   SECCOMP_RET_ALLOW
+#define RET_EPERM   (SECCOMP_RET_ERRNO | EPERM)
+#define RET_ENOSYS  (SECCOMP_RET_ERRNO | ENOSYS)
+#define RET_KILL    SECCOMP_RET_KILL_PROCESS
+
+#define X32_BIT     0x40000000u
+#define HIGH_JUNK   0xdeadbeef00000000ull
+
+/* Linux 6.15, same number on every architecture but alpha. */
+#define NR_OPEN_TREE_ATTR 467
+
+/* ---- the exported program and the interpreter ------------------------- */
+
+struct prog {
+	struct sock_filter *insns;
+	size_t len;
+};
+
+static void prog_export(scmp_filter_ctx ctx, struct prog *p)
+{
+	off_t size;
+	int fd;
+
+	fd = memfd_create("sg-test-bpf", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(seccomp_export_bpf(ctx, fd), 0);
+	size = lseek(fd, 0, SEEK_END);
+	assert_true(size > 0);
+	assert_int_equal(size % (off_t)sizeof(struct sock_filter), 0);
+	p->len = (size_t)size / sizeof(struct sock_filter);
+	/* The kernel refuses longer programs. */
+	assert_true(p->len <= BPF_MAXINSNS);
+	p->insns = malloc((size_t)size);
+	assert_non_null(p->insns);
+	assert_int_equal(pread(fd, p->insns, (size_t)size, 0), size);
+	close(fd);
+}
+
+static void prog_build(const struct sg_seccomp_opts *o, struct prog *p)
+{
+	scmp_filter_ctx ctx = NULL;
+	const char *bad = NULL;
+
+	assert_int_equal(sg_seccomp_build(o, &ctx, &bad), 0);
+	assert_non_null(ctx);
+	assert_null(bad);
+	prog_export(ctx, p);
+	seccomp_release(ctx);
+}
+
+static void prog_free(struct prog *p)
+{
+	free(p->insns);
+	p->insns = NULL;
+	p->len = 0;
+}
+
+/*
+ * A program the interpreter cannot run exactly as the kernel would is a
+ * test failure, never a guess.  mock_assert() fails the running test, and
+ * lets test_bpf_run_* check that it does with expect_assert_failure().
+ */
+#define BPF_REQUIRE(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			print_error(__VA_ARGS__);			\
+			mock_assert(0, #cond, __FILE__, __LINE__);	\
+			return SECCOMP_RET_KILL_PROCESS;		\
+		}							\
+	} while (0)
+
+/*
+ * Run P on D the way the kernel would, and say whether it looked at
+ * anything but nr and arch (the kernel caches "allow" only for syscalls
+ * whose verdict does not depend on the rest).
+ */
+static uint32_t bpf_run(const struct prog *p, const struct seccomp_data *d,
+			bool *read_more)
+{
+	unsigned char in[sizeof(*d)];
+	uint32_t a = 0;
+	size_t pc = 0;
+
+	memcpy(in, d, sizeof(in));
+	*read_more = false;
+
+	for (;;) {
+		const struct sock_filter *f;
+
+		/* Falling off the end, or jumping past it, is a broken program. */
+		BPF_REQUIRE(pc < p->len, "BPF ran past its end (pc %zu, len %zu)\n",
+			    pc, p->len);
+		f = &p->insns[pc++];
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			BPF_REQUIRE(f->k % 4 == 0 && f->k + 4 <= sizeof(in),
+				    "BPF load at bad offset %u (pc %zu)\n", f->k, pc - 1);
+			if (f->k >= offsetof(struct seccomp_data, instruction_pointer))
+				*read_more = true;
+			memcpy(&a, in + f->k, 4);
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= f->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= f->k ? f->jt : f->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & f->k) ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		default:
+			BPF_REQUIRE(false, "BPF opcode %#06x at pc %zu is not handled by the test interpreter\n",
+				    f->code, pc - 1);
+		}
+	}
+}
+
+struct call {
+	const char *what;
+	uint32_t arch;		/* 0: native */
+	uint32_t nr;
+	uint64_t args[6];
+	uint32_t want;
+};
+
+static uint32_t native_arch(void)
+{
+	/* libseccomp's arch tokens are the AUDIT_ARCH_* values. */
+	return seccomp_arch_native();
+}
+
+static uint32_t call_run(const struct prog *p, const struct call *c, bool *read_more)
+{
+	struct seccomp_data d;
+
+	memset(&d, 0, sizeof(d));
+	d.nr = (int)c->nr;
+	d.arch = c->arch ? c->arch : native_arch();
+	d.instruction_pointer = 0x7f0000001000ull;
+	memcpy(d.args, c->args, sizeof(d.args));
+	return bpf_run(p, &d, read_more);
+}
+
+static void check_calls(const struct prog *p, const struct call *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool read_more;
+		uint32_t got = call_run(p, &c[i], &read_more);
+
+		if (got != c[i].want)
+			fail_msg("%s (nr %#x): got %#x, want %#x",
+				 c[i].what, c[i].nr, got, c[i].want);
+	}
+}
+
+static uint32_t verdict(const struct prog *p, long nr, uint64_t a0, uint64_t a1)
+{
+	struct call c = { .what = "", .nr = (uint32_t)nr, .args = { a0, a1 } };
+	bool read_more;
+
+	return call_run(p, &c, &read_more);
+}
+
+static int nr_of(const char *name)
+{
+	return seccomp_syscall_resolve_name(name);
+}
+
+/* ---- the interpreter itself ------------------------------------------- */
+
+/* The tests below are only as good as the interpreter: check it on its own. */
+static void test_bpf_run_handles_each_opcode(void **state)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 10, 0, 6),	/* nr < 10: RET 1 */
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 20, 0, 1),	/* nr <= 20: skip */
+		BPF_STMT(BPF_RET | BPF_K, 3),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x3),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1, 0, 1), /* odd: RET 2 */
+		BPF_STMT(BPF_RET | BPF_K, 2),
+		BPF_STMT(BPF_JMP | BPF_JA, 1),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+		BPF_STMT(BPF_RET | BPF_K, 4),
+	};
+	struct prog p = { insns, ARRAY_SIZE(insns) };
+	struct seccomp_data d = { 0 };
+	bool read_more;
+
+	(void)state;
+	d.nr = 5;
+	assert_int_equal(bpf_run(&p, &d, &read_more), 1);
+	assert_false(read_more);
+	d.nr = 21;
+	assert_int_equal(bpf_run(&p, &d, &read_more), 3);
+	d.nr = 11;
+	assert_int_equal(bpf_run(&p, &d, &read_more), 2);
+	d.nr = 12;
+	assert_int_equal(bpf_run(&p, &d, &read_more), 4);
+}
+
+static void test_bpf_run_refuses_unknown_opcode(void **state)
+{
+	/* BPF_LDX | BPF_MEM: scratch memory, which libseccomp does not use. */
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LDX | BPF_W | BPF_MEM, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct prog p = { insns, ARRAY_SIZE(insns) };
+	struct seccomp_data d = { 0 };
+	bool read_more;
+
+	(void)state;
+	expect_assert_failure(bpf_run(&p, &d, &read_more));
+}
+
+static void test_bpf_run_refuses_running_off_the_end(void **state)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct prog p = { insns, ARRAY_SIZE(insns) };
+	struct seccomp_data d = { 0 };
+	bool read_more;
+
+	(void)state;
+	d.nr = 1;
+	assert_int_equal(bpf_run(&p, &d, &read_more), 0);
+	d.nr = 2;
+	expect_assert_failure(bpf_run(&p, &d, &read_more));
+}
+
+/* ---- sg_seccomp_build: the default filter ------------------------------ */
+
+/*
+ * The issue's list, spelled with the kernel headers' numbers so a wrong
+ * name in the module's table cannot hide behind libseccomp's lookup.
+ */
+static void test_sg_seccomp_build_denies_issue_list(void **state)
+{
+	static const long nrs[] = {
+		SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
+		SYS_pidfd_getfd, SYS_bpf, SYS_perf_event_open,
+		SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
+		SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
+		SYS_mount, SYS_umount2, SYS_pivot_root, SYS_move_mount,
+		SYS_open_tree, SYS_fsopen, SYS_fsmount, SYS_fsconfig, SYS_fspick,
+		SYS_mount_setattr, SYS_open_by_handle_at, SYS_name_to_handle_at,
+		SYS_kexec_load, SYS_kexec_file_load, SYS_init_module,
+		SYS_finit_module, SYS_delete_module, SYS_setns, SYS_chroot,
+		SYS_swapon, SYS_swapoff,
+#ifdef SYS_iopl
+		SYS_iopl, SYS_ioperm,
+#endif
+	};
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	for (size_t i = 0; i < ARRAY_SIZE(nrs); i++) {
+		uint32_t got = verdict(&p, nrs[i], 0, 0);
+
+		if (got != RET_EPERM)
+			fail_msg("syscall %ld: got %#x, want EPERM", nrs[i], got);
+		/* Arguments make no difference to an unconditional refusal. */
+		assert_int_equal(verdict(&p, nrs[i], ~0ull, ~0ull), RET_EPERM);
+	}
+	/* The allowed side: the neighbours of a denied call still run. */
+	assert_int_equal(verdict(&p, SYS_getppid, 0, 0), RET_ALLOW);
+	assert_int_equal(verdict(&p, SYS_process_vm_readv - 1, 0, 0), RET_ALLOW);
+	prog_free(&p);
+}
+
+/* Every name sg_seccomp_default_deny() lists is refused, with its errno. */
+static void test_sg_seccomp_build_denies_every_default_name(void **state)
+{
+	const char *const *names = sg_seccomp_default_deny();
+	size_t checked = 0;
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	for (size_t i = 0; names[i]; i++) {
+		int nr = nr_of(names[i]);
+		uint32_t want = strcmp(names[i], "clone3") ? RET_EPERM : RET_ENOSYS;
+		uint32_t got;
+
+		if (nr < 0)	/* not on this arch, or newer than libseccomp */
+			continue;
+		got = verdict(&p, nr, 0, 0);
+		if (got != want)
+			fail_msg("%s (%d): got %#x, want %#x", names[i], nr, got, want);
+		checked++;
+	}
+	assert_true(checked >= 30);
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_clone3_enosys(void **state)
+{
+	struct sg_seccomp_opts userns = { .allow_userns = true };
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	assert_int_equal(verdict(&p, SYS_clone3, 0, 0), RET_ENOSYS);
+	assert_int_equal(verdict(&p, SYS_clone, SIGCHLD, 0), RET_ALLOW);
+	prog_free(&p);
+
+	/* Not even allow_userns lets flags we cannot read through. */
+	prog_build(&userns, &p);
+	assert_int_equal(verdict(&p, SYS_clone3, 0, 0), RET_ENOSYS);
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_clone_namespace_flags(void **state)
+{
+	/* glibc's fork() and pthread_create() fallback flags. */
+	const uint64_t fork_flags = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
+	const uint64_t thread_flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+				      CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+				      CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID;
+	const struct call calls[] = {
+		{ "clone(NEWUSER)", 0, SYS_clone, { CLONE_NEWUSER | SIGCHLD }, RET_EPERM },
+		{ "clone(NEWNS)", 0, SYS_clone, { CLONE_NEWNS }, RET_EPERM },
+		{ "clone(NEWPID)", 0, SYS_clone, { CLONE_NEWPID }, RET_EPERM },
+		{ "clone(NEWNET)", 0, SYS_clone, { CLONE_NEWNET }, RET_EPERM },
+		{ "clone(NEWIPC)", 0, SYS_clone, { CLONE_NEWIPC }, RET_EPERM },
+		{ "clone(NEWUTS)", 0, SYS_clone, { CLONE_NEWUTS }, RET_EPERM },
+		{ "clone(NEWCGROUP)", 0, SYS_clone, { CLONE_NEWCGROUP }, RET_EPERM },
+		{ "clone(fork|NEWUSER)", 0, SYS_clone, { fork_flags | CLONE_NEWUSER }, RET_EPERM },
+		{ "clone(junk|NEWUSER)", 0, SYS_clone, { HIGH_JUNK | CLONE_NEWUSER }, RET_EPERM },
+		{ "clone(fork)", 0, SYS_clone, { fork_flags }, RET_ALLOW },
+		{ "clone(thread)", 0, SYS_clone, { thread_flags }, RET_ALLOW },
+		{ "clone(vfork)", 0, SYS_clone, { CLONE_VM | CLONE_VFORK | SIGCHLD }, RET_ALLOW },
+		/* The kernel ignores clone's high half: so must we, both ways. */
+		{ "clone(junk|fork)", 0, SYS_clone, { HIGH_JUNK | fork_flags }, RET_ALLOW },
+		/* 0x80 is part of the exit signal byte for clone, not NEWTIME. */
+		{ "clone(0x80)", 0, SYS_clone, { 0x80 }, RET_ALLOW },
+	};
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	check_calls(&p, calls, ARRAY_SIZE(calls));
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_unshare_namespace_flags(void **state)
+{
+	const struct call calls[] = {
+		{ "unshare(NEWNS)", 0, SYS_unshare, { CLONE_NEWNS }, RET_EPERM },
+		{ "unshare(NEWUSER)", 0, SYS_unshare, { CLONE_NEWUSER }, RET_EPERM },
+		{ "unshare(NEWUSER|NEWNS)", 0, SYS_unshare, { CLONE_NEWUSER | CLONE_NEWNS }, RET_EPERM },
+		{ "unshare(NEWNET)", 0, SYS_unshare, { CLONE_NEWNET }, RET_EPERM },
+		{ "unshare(NEWPID)", 0, SYS_unshare, { CLONE_NEWPID }, RET_EPERM },
+		{ "unshare(NEWIPC)", 0, SYS_unshare, { CLONE_NEWIPC }, RET_EPERM },
+		{ "unshare(NEWUTS)", 0, SYS_unshare, { CLONE_NEWUTS }, RET_EPERM },
+		{ "unshare(NEWCGROUP)", 0, SYS_unshare, { CLONE_NEWCGROUP }, RET_EPERM },
+		{ "unshare(NEWTIME)", 0, SYS_unshare, { CLONE_NEWTIME }, RET_EPERM },
+		{ "unshare(FILES)", 0, SYS_unshare, { CLONE_FILES }, RET_ALLOW },
+		{ "unshare(FS)", 0, SYS_unshare, { CLONE_FS }, RET_ALLOW },
+		{ "unshare(SYSVSEM)", 0, SYS_unshare, { CLONE_SYSVSEM }, RET_ALLOW },
+		{ "setns(fd, 0)", 0, SYS_setns, { 3, 0 }, RET_EPERM },
+		{ "setns(fd, NEWNS)", 0, SYS_setns, { 3, CLONE_NEWNS }, RET_EPERM },
+	};
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	check_calls(&p, calls, ARRAY_SIZE(calls));
+	prog_free(&p);
+}
+
+/*
+ * allow_userns: a CLI may build its own namespaces, nothing more.  It may
+ * not join existing ones, take a time namespace, mount, or use clone3.
+ */
+static void test_sg_seccomp_build_allow_userns_permits_only_new_namespaces(void **state)
+{
+	const uint64_t all_ns = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+				CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+	const struct call calls[] = {
+		{ "clone(all ns)", 0, SYS_clone, { all_ns | SIGCHLD }, RET_ALLOW },
+		{ "clone(NEWUSER)", 0, SYS_clone, { CLONE_NEWUSER }, RET_ALLOW },
+		{ "unshare(NEWUSER|NEWNS)", 0, SYS_unshare, { CLONE_NEWUSER | CLONE_NEWNS }, RET_ALLOW },
+		{ "unshare(NEWNS)", 0, SYS_unshare, { CLONE_NEWNS }, RET_ALLOW },
+		{ "unshare(NEWTIME)", 0, SYS_unshare, { CLONE_NEWTIME }, RET_EPERM },
+		{ "unshare(NEWUSER|NEWTIME)", 0, SYS_unshare, { CLONE_NEWUSER | CLONE_NEWTIME }, RET_EPERM },
+		{ "setns", 0, SYS_setns, { 3, CLONE_NEWUSER }, RET_EPERM },
+		{ "mount", 0, SYS_mount, { 0 }, RET_EPERM },
+		{ "pivot_root", 0, SYS_pivot_root, { 0 }, RET_EPERM },
+		{ "chroot", 0, SYS_chroot, { 0 }, RET_EPERM },
+		{ "clone3", 0, SYS_clone3, { 0 }, RET_ENOSYS },
+	};
+	struct sg_seccomp_opts o = { .allow_userns = true };
+	struct prog p;
+
+	(void)state;
+	prog_build(&o, &p);
+	check_calls(&p, calls, ARRAY_SIZE(calls));
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_ioctl_tiocsti(void **state)
+{
+	const struct call calls[] = {
+		{ "ioctl(TIOCSTI)", 0, SYS_ioctl, { 0, TIOCSTI }, RET_EPERM },
+		{ "ioctl(TIOCLINUX)", 0, SYS_ioctl, { 0, TIOCLINUX }, RET_EPERM },
+		/* The kernel truncates the request to 32 bits; so do we. */
+		{ "ioctl(junk|TIOCSTI)", 0, SYS_ioctl, { 0, HIGH_JUNK | TIOCSTI }, RET_EPERM },
+		{ "ioctl(junk|TIOCLINUX)", 0, SYS_ioctl, { 0, 0xffffffff00000000ull | TIOCLINUX }, RET_EPERM },
+		{ "ioctl(fd junk, TIOCSTI)", 0, SYS_ioctl, { ~0ull, TIOCSTI }, RET_EPERM },
+		{ "ioctl(FIONREAD)", 0, SYS_ioctl, { 0, FIONREAD }, RET_ALLOW },
+		{ "ioctl(TCGETS)", 0, SYS_ioctl, { 0, TCGETS }, RET_ALLOW },
+		{ "ioctl(TIOCGWINSZ)", 0, SYS_ioctl, { 1, TIOCGWINSZ }, RET_ALLOW },
+		{ "ioctl(junk|FIONREAD)", 0, SYS_ioctl, { 0, HIGH_JUNK | FIONREAD }, RET_ALLOW },
+		/* TIOCSTI in the high half only is not TIOCSTI to the kernel. */
+		{ "ioctl(TIOCSTI<<32)", 0, SYS_ioctl, { 0, (uint64_t)TIOCSTI << 32 }, RET_ALLOW },
+	};
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	check_calls(&p, calls, ARRAY_SIZE(calls));
+	prog_free(&p);
+}
+
+/*
+ * Hot calls are allowed, and the program decides them from nr and arch
+ * alone, so the kernel's action cache skips the filter for them.  Only
+ * ioctl, clone and unshare may look further.
+ */
+static void test_sg_seccomp_build_hot_syscalls_constant_allow(void **state)
+{
+	static const long hot[] = {
+		SYS_read, SYS_write, SYS_openat, SYS_close, SYS_fstat,
+		SYS_newfstatat, SYS_statx, SYS_mmap, SYS_munmap, SYS_mprotect,
+		SYS_brk, SYS_lseek, SYS_pread64, SYS_pwrite64, SYS_readv,
+		SYS_writev, SYS_getdents64, SYS_futex, SYS_rt_sigaction,
+		SYS_rt_sigprocmask, SYS_execve, SYS_exit_group, SYS_wait4,
+		SYS_getppid, SYS_getpid, SYS_fcntl, SYS_dup3, SYS_pipe2,
+		SYS_faccessat, SYS_readlinkat, SYS_getrandom, SYS_clock_gettime,
+#ifdef SYS_open
+		SYS_open, SYS_stat, SYS_lstat, SYS_access,
+#endif
+	};
+	const int arg_nrs[] = { SYS_ioctl, SYS_clone, SYS_unshare };
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+
+	for (size_t i = 0; i < ARRAY_SIZE(hot); i++) {
+		struct call c = { .what = "", .nr = (uint32_t)hot[i],
+				  .args = { ~0ull, 1, 2, 3, 4, 5 } };
+		bool read_more;
+
+		if (call_run(&p, &c, &read_more) != RET_ALLOW)
+			fail_msg("hot syscall %ld is not allowed", hot[i]);
+		if (read_more)
+			fail_msg("hot syscall %ld has an argument rule", hot[i]);
+	}
+
+	/* Across the whole number space, only the three expected calls read args. */
+	for (uint32_t nr = 0; nr < 1024; nr++) {
+		struct call c = { .what = "", .nr = nr };
+		bool read_more, expected = false;
+
+		for (size_t j = 0; j < ARRAY_SIZE(arg_nrs); j++)
+			expected |= (int)nr == arg_nrs[j];
+		(void)call_run(&p, &c, &read_more);
+		if (read_more != expected)
+			fail_msg("syscall %u: reads arguments: %d, expected %d", nr,
+				 read_more, expected);
+	}
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_foreign_arch_killed(void **state)
+{
+	/* On x86_64 the foreign ABI is i386; elsewhere any other arch will do. */
+	uint32_t foreign = native_arch() == AUDIT_ARCH_I386 ? AUDIT_ARCH_X86_64
+							     : AUDIT_ARCH_I386;
+	const struct call calls[] = {
+		{ "foreign read", foreign, 3, { 0 }, RET_KILL },
+		{ "foreign getppid", foreign, 64, { 0 }, RET_KILL },
+		{ "foreign ptrace", foreign, 26, { 0 }, RET_KILL },
+		{ "foreign nr 0", foreign, 0, { 0 }, RET_KILL },
+		{ "arm64 read", AUDIT_ARCH_AARCH64 == native_arch() ? AUDIT_ARCH_ARM : AUDIT_ARCH_AARCH64,
+		  63, { 0 }, RET_KILL },
+		{ "native getppid", 0, SYS_getppid, { 0 }, RET_ALLOW },
+		{ "native read", 0, SYS_read, { 0 }, RET_ALLOW },
+	};
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	check_calls(&p, calls, ARRAY_SIZE(calls));
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_x32_killed(void **state)
+{
+#if defined(__x86_64__) && !defined(__ILP32__)
+	/* x32 calls arrive with arch X86_64 and the x32 bit in nr. */
+	const struct call calls[] = {
+		{ "x32 read", 0, X32_BIT | 0, { 0 }, RET_KILL },
+		{ "x32 getppid", 0, X32_BIT | SYS_getppid, { 0 }, RET_KILL },
+		{ "x32 ptrace", 0, X32_BIT | SYS_ptrace, { 0 }, RET_KILL },
+		{ "x32 ioctl", 0, X32_BIT | 514, { 0, TIOCSTI }, RET_KILL },	/* x32's own ioctl */
+		{ "x32 execve", 0, X32_BIT | 520, { 0 }, RET_KILL },
+		{ "x32 top", 0, X32_BIT | 0x3fffffffu, { 0 }, RET_KILL },
+		{ "native read", 0, SYS_read, { 0 }, RET_ALLOW },
+		{ "native getppid", 0, SYS_getppid, { 0 }, RET_ALLOW },
+	};
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	check_calls(&p, calls, ARRAY_SIZE(calls));
+	prog_free(&p);
+#else
+	(void)state;
+	skip();	/* x32 exists on x86_64 only */
+#endif
+}
+
+/*
+ * Numbers above the last one libseccomp can name are answered ENOSYS;
+ * open_tree_attr is refused whether libseccomp knows it (named, EPERM) or
+ * not (guard, ENOSYS).
+ */
+static void test_sg_seccomp_build_unknown_numbers_enosys(void **state)
+{
+	int top = -1;
+	struct prog p;
+	uint32_t got;
+
+	(void)state;
+	for (int nr = 511; nr >= 0 && top < 0; nr--) {
+		char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+
+		if (name)
+			top = nr;
+		free(name);
+	}
+	assert_true(top > 300);
+
+	prog_build(NULL, &p);
+	for (int nr = top + 1; nr <= 511; nr++) {
+		got = verdict(&p, nr, 0, 0);
+		if (got != RET_ENOSYS)
+			fail_msg("syscall %d (above libseccomp's %d): got %#x, want ENOSYS",
+				 nr, top, got);
+	}
+	/* The last known one is judged by name (allowed unless listed). */
+	got = verdict(&p, top, 0, 0);
+	assert_true(got == RET_ALLOW || got == RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_getppid, 0, 0), RET_ALLOW);
+	/* Past the guard the kernel answers ENOSYS itself. */
+	assert_int_equal(verdict(&p, 600, 0, 0), RET_ALLOW);
+
+	got = verdict(&p, NR_OPEN_TREE_ATTR, 0, 0);
+	assert_true(got == RET_EPERM || got == RET_ENOSYS);
+	prog_free(&p);
+}
+
+/* ---- sg_seccomp_build: the policy's additions and removals ------------- */
+
+static void test_sg_seccomp_build_policy_deny_adds(void **state)
+{
+	static const char *const deny[] = { "acct", "sethostname", "clone3", "chroot" };
+	struct sg_seccomp_opts o = { .deny = deny, .n_deny = ARRAY_SIZE(deny) };
+	struct prog p;
+
+	(void)state;
+	prog_build(NULL, &p);
+	assert_int_equal(verdict(&p, SYS_acct, 0, 0), RET_ALLOW);
+	assert_int_equal(verdict(&p, SYS_sethostname, 0, 0), RET_ALLOW);
+	prog_free(&p);
+
+	prog_build(&o, &p);
+	assert_int_equal(verdict(&p, SYS_acct, 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_sethostname, 0, 0), RET_EPERM);
+	/* Naming a default entry again keeps its own answer. */
+	assert_int_equal(verdict(&p, SYS_clone3, 0, 0), RET_ENOSYS);
+	assert_int_equal(verdict(&p, SYS_chroot, 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_ptrace, 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_getppid, 0, 0), RET_ALLOW);
+	prog_free(&p);
+}
+
+/* A policy may refuse a call the default only refuses with some arguments. */
+static void test_sg_seccomp_build_policy_deny_whole_conditional_call(void **state)
+{
+	static const char *const deny[] = { "unshare" };
+	struct sg_seccomp_opts o = { .deny = deny, .n_deny = ARRAY_SIZE(deny) };
+	struct prog p;
+
+	(void)state;
+	prog_build(&o, &p);
+	assert_int_equal(verdict(&p, SYS_unshare, CLONE_FILES, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_unshare, CLONE_NEWNS, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_clone, SIGCHLD, 0), RET_ALLOW);
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_policy_allow_removes(void **state)
+{
+	static const char *const allow[] = { "ptrace", "chroot" };
+	struct sg_seccomp_opts o = { .allow = allow, .n_allow = ARRAY_SIZE(allow) };
+	struct prog p;
+
+	(void)state;
+	prog_build(&o, &p);
+	assert_int_equal(verdict(&p, SYS_ptrace, 0, 0), RET_ALLOW);
+	assert_int_equal(verdict(&p, SYS_chroot, 0, 0), RET_ALLOW);
+	/* Only what was named comes off. */
+	assert_int_equal(verdict(&p, SYS_process_vm_readv, 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_pidfd_getfd, 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&p, SYS_clone3, 0, 0), RET_ENOSYS);
+	assert_int_equal(verdict(&p, SYS_ioctl, 0, TIOCSTI), RET_EPERM);
+	prog_free(&p);
+}
+
+static void test_sg_seccomp_build_unknown_name_einval(void **state)
+{
+	static const char *const deny[] = { "acct", "ptrce" };
+	static const char *const allow[] = { "mont" };
+	struct sg_seccomp_opts o = { .deny = deny, .n_deny = ARRAY_SIZE(deny) };
+	scmp_filter_ctx ctx = (scmp_filter_ctx)&o;	/* must be reset */
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EINVAL);
+	assert_null(ctx);
+	assert_ptr_equal(bad, deny[1]);
+
+	o = (struct sg_seccomp_opts){ .allow = allow, .n_allow = ARRAY_SIZE(allow) };
+	bad = NULL;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EINVAL);
+	assert_null(ctx);
+	assert_ptr_equal(bad, allow[0]);
+
+	/* A name that exists only on other architectures is unknown here. */
+#if defined(__x86_64__)
+	{
+		static const char *const foreign[] = { "socketcall" };
+
+		o = (struct sg_seccomp_opts){ .deny = foreign, .n_deny = 1 };
+		assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EINVAL);
+		assert_ptr_equal(bad, foreign[0]);
+	}
+#endif
+	/* bad_name may be NULL. */
+	o = (struct sg_seccomp_opts){ .deny = deny, .n_deny = ARRAY_SIZE(deny) };
+	assert_int_equal(sg_seccomp_build(&o, &ctx, NULL), -EINVAL);
+	assert_null(ctx);
+}
+
+static void test_sg_seccomp_build_allow_not_default_enoent(void **state)
+{
+	static const char *const allow[] = { "ptrace", "read" };
+	struct sg_seccomp_opts o = { .allow = allow, .n_allow = ARRAY_SIZE(allow) };
+	scmp_filter_ctx ctx = NULL;
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -ENOENT);
+	assert_null(ctx);
+	assert_ptr_equal(bad, allow[1]);
+
+	/* clone and ioctl are refused with some arguments only: not removable. */
+	static const char *const cond[] = { "clone" };
+
+	o = (struct sg_seccomp_opts){ .allow = cond, .n_allow = 1 };
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -ENOENT);
+	assert_ptr_equal(bad, cond[0]);
+}
+
+static void test_sg_seccomp_build_allow_clone3_eperm(void **state)
+{
+	static const char *const allow[] = { "clone3" };
+	struct sg_seccomp_opts o = { .allow = allow, .n_allow = 1 };
+	scmp_filter_ctx ctx = NULL;
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EPERM);
+	assert_null(ctx);
+	assert_ptr_equal(bad, allow[0]);
+}
+
+static void test_sg_seccomp_build_deny_and_allow_same_name_eexist(void **state)
+{
+	static const char *const deny[] = { "acct", "ptrace" };
+	static const char *const allow[] = { "ptrace" };
+	struct sg_seccomp_opts o = { deny, ARRAY_SIZE(deny), allow, 1, false };
+	scmp_filter_ctx ctx = NULL;
+	const char *bad = NULL;
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EEXIST);
+	assert_null(ctx);
+	assert_ptr_equal(bad, allow[0]);
+}
+
+static void test_sg_seccomp_build_bad_arguments_einval(void **state)
+{
+	static const char *const with_null[] = { "acct", NULL };
+	struct sg_seccomp_opts o = { .deny = with_null, .n_deny = 2 };
+	scmp_filter_ctx ctx = NULL;
+	const char *bad = "unset";
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EINVAL);
+	assert_null(ctx);
+	assert_null(bad);
+
+	o = (struct sg_seccomp_opts){ .deny = NULL, .n_deny = 1 };
+	assert_int_equal(sg_seccomp_build(&o, &ctx, &bad), -EINVAL);
+	assert_int_equal(sg_seccomp_build(NULL, NULL, &bad), -EINVAL);
+}
+
+static void test_sg_seccomp_build_sets_attributes(void **state)
+{
+	scmp_filter_ctx ctx = NULL;
+	uint32_t v;
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(NULL, &ctx, NULL), 0);
+	assert_int_equal(seccomp_attr_get(ctx, SCMP_FLTATR_ACT_DEFAULT, &v), 0);
+	assert_int_equal(v, SCMP_ACT_ALLOW);
+	assert_int_equal(seccomp_attr_get(ctx, SCMP_FLTATR_ACT_BADARCH, &v), 0);
+	assert_int_equal(v, SCMP_ACT_KILL_PROCESS);
+	/* The launcher owns no_new_privs; loading must not set it. */
+	assert_int_equal(seccomp_attr_get(ctx, SCMP_FLTATR_CTL_NNP, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(seccomp_attr_get(ctx, SCMP_FLTATR_CTL_TSYNC, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(seccomp_attr_get(ctx, SCMP_FLTATR_API_SYSRAWRC, &v), 0);
+	assert_int_equal(v, 1);
+	/* Only the native ABI is in the filter; the rest hit BADARCH. */
+	assert_int_equal(seccomp_arch_exist(ctx, SCMP_ARCH_NATIVE), 0);
+#if defined(__x86_64__)
+	assert_int_equal(seccomp_arch_exist(ctx, SCMP_ARCH_X32), -EEXIST);
+	assert_int_equal(seccomp_arch_exist(ctx, SCMP_ARCH_X86), -EEXIST);
+#endif
+	seccomp_release(ctx);
+}
+
+/* ---- sg_seccomp_default_deny, sg_seccomp_known_syscall ------------------ */
+
+static void test_sg_seccomp_default_deny_lists_issue_names(void **state)
+{
+	static const char *const required[] = {
+		"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
+		"bpf", "perf_event_open", "io_uring_setup", "io_uring_enter",
+		"io_uring_register", "userfaultfd", "keyctl", "add_key",
+		"request_key", "mount", "umount2", "pivot_root", "move_mount",
+		"open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
+		"mount_setattr", "open_by_handle_at", "name_to_handle_at",
+		"kexec_load", "kexec_file_load", "init_module", "finit_module",
+		"delete_module", "clone3", "setns",
+	};
+	const char *const *names = sg_seccomp_default_deny();
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(names);
+	while (names[n])
+		n++;
+	assert_true(n >= ARRAY_SIZE(required));
+
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < n; j++)
+			found |= strcmp(names[j], required[i]) == 0;
+		if (!found)
+			fail_msg("default deny list lacks %s", required[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(names[i], names[j]) == 0)
+				fail_msg("%s is listed twice", names[i]);
+	/* Namespace creation and ioctl are argument rules, not list entries. */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], "clone") || !strcmp(names[i], "unshare") ||
+		    !strcmp(names[i], "ioctl"))
+			fail_msg("%s must not be refused whole", names[i]);
+}
+
+static void test_sg_seccomp_known_syscall_names(void **state)
+{
+	(void)state;
+	assert_true(sg_seccomp_known_syscall("ptrace"));
+	assert_true(sg_seccomp_known_syscall("openat"));
+	assert_true(sg_seccomp_known_syscall("acct"));
+	assert_false(sg_seccomp_known_syscall("ptrce"));
+	assert_false(sg_seccomp_known_syscall("PTRACE"));
+	assert_false(sg_seccomp_known_syscall("101"));
+	assert_false(sg_seccomp_known_syscall(""));
+	assert_false(sg_seccomp_known_syscall(NULL));
+#if defined(__x86_64__)
+	/* i386-only multiplexers: libseccomp knows them, not for this arch. */
+	assert_false(sg_seccomp_known_syscall("socketcall"));
+	assert_false(sg_seccomp_known_syscall("ipc"));
+#endif
+}
+
+/* ---- sg_seccomp_load: the real kernel ---------------------------------- */
+
+static bool seccomp_usable(const char **why)
+{
+	uint32_t act = SECCOMP_RET_KILL_PROCESS;
+
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0) {
+		*why = "kernel built without CONFIG_SECCOMP";
+		return false;
+	}
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &act) != 0) {
+		*why = "seccomp(SECCOMP_GET_ACTION_AVAIL) refused: no filter mode or no KILL_PROCESS";
+		return false;
+	}
+	return true;
+}
+
+#define SKIP_UNLESS_SECCOMP()						\
+	do {								\
+		const char *why_;					\
+		if (!seccomp_usable(&why_)) {				\
+			print_message("[  SKIP    ] %s\n", why_);	\
+			skip();						\
+		}							\
+	} while (0)
+
+/* What the confined child saw; the parent judges it. */
+struct probe {
+	int load;
+	long ptrace_ret, ptrace_err;
+	long clone3_ret, clone3_err;
+	long tiocsti_ret, tiocsti_err;
+	long tiocsti_hi_ret, tiocsti_hi_err;
+	long fionread_ret;
+	long unshare_ret, unshare_err;
+	long ota_ret, ota_err;
+	long ppid;
+	long open_ret;
+	long fork_ok;
+	long thread_ok;
+};
+
+static void *thread_main(void *arg)
+{
+	return arg;
+}
+
+static void probe_confined(struct probe *r)
+{
+	scmp_filter_ctx ctx = NULL;
+	int pfd[2], n = -1;
+	char c = 'x';
+	pthread_t t;
+	void *tret = NULL;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		_exit(90);
+
+	r->load = -1;
+	/* No root needed: no_new_privs is what lets an unprivileged thread load. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return;
+	r->load = sg_seccomp_build(NULL, &ctx, NULL);
+	if (r->load < 0)
+		return;
+	r->load = sg_seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (r->load < 0)
+		return;
+
+	/*
+	 * Unconfined, each of these would succeed or fail differently.
+	 * (PEEKDATA on a process we do not trace is ESRCH; TRACEME would
+	 * stop this child at its next signal if the filter let it through.)
+	 */
+	errno = 0;
+	r->ptrace_ret = syscall(SYS_ptrace, PTRACE_PEEKDATA, getppid(), 0, 0);	/* ESRCH */
+	r->ptrace_err = errno;
+	errno = 0;
+	r->clone3_ret = syscall(SYS_clone3, NULL, 0);			/* EINVAL */
+	r->clone3_err = errno;
+	errno = 0;
+	r->tiocsti_ret = syscall(SYS_ioctl, pfd[0], TIOCSTI, &c);	/* ENOTTY */
+	r->tiocsti_err = errno;
+	errno = 0;
+	r->tiocsti_hi_ret = syscall(SYS_ioctl, pfd[0], HIGH_JUNK | TIOCSTI, &c);
+	r->tiocsti_hi_err = errno;
+	r->fionread_ret = syscall(SYS_ioctl, pfd[0], FIONREAD, &n);
+	errno = 0;
+	r->unshare_ret = syscall(SYS_unshare, CLONE_NEWUSER);
+	r->unshare_err = errno;
+	errno = 0;
+	r->ota_ret = syscall(NR_OPEN_TREE_ATTR, -1, NULL, 0, NULL, 0);	/* EBADF/EFAULT */
+	r->ota_err = errno;
+	r->ppid = syscall(SYS_getppid);
+	r->open_ret = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (r->open_ret >= 0)
+		close((int)r->open_ret);
+
+	/* fork() is clone without namespace flags. */
+	pid = fork();
+	if (pid == 0)
+		_exit(7);
+	if (pid > 0) {
+		int st;
+
+		r->fork_ok = waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+			     WEXITSTATUS(st) == 7;
+	}
+	/* glibc tries clone3 for threads, gets ENOSYS and falls back to clone. */
+	r->thread_ok = pthread_create(&t, NULL, thread_main, &c) == 0 &&
+		       pthread_join(t, &tret) == 0 && tret == &c;
+}
+
+/* A confined child that hangs is a failure, not a stuck test run. */
+#define CHILD_TIMEOUT_MS 20000
+
+static void wait_child(pid_t pid, int *status)
+{
+	for (int waited = 0;; waited += 10) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		assert_true(r >= 0);
+		if (r == pid)
+			return;
+		if (waited >= CHILD_TIMEOUT_MS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, status, 0);
+			fail_msg("child %d did not finish in %d ms", (int)pid, CHILD_TIMEOUT_MS);
+		}
+		usleep(10 * 1000);
+	}
+}
+
+/* Fork; in the child run FN with a struct probe and send it back. */
+static void run_child(void (*fn)(struct probe *), struct probe *out)
+{
+	int fds[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct probe r;
+
+		close(fds[0]);
+		memset(&r, 0, sizeof(r));
+		fn(&r);
+		if (write(fds[1], &r, sizeof(r)) != (ssize_t)sizeof(r))
+			_exit(91);
+		/* _exit: no atexit handlers, no LeakSanitizer (it needs ptrace). */
+		_exit(0);
+	}
+	close(fds[1]);
+	/* Reap first (with a deadline); the probe fits in the pipe buffer. */
+	wait_child(pid, &status);
+	memset(out, 0, sizeof(*out));
+	assert_int_equal(read(fds[0], out, sizeof(*out)), (ssize_t)sizeof(*out));
+	close(fds[0]);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_sg_seccomp_load_refuses_denied_calls(void **state)
+{
+	struct probe r;
+
+	(void)state;
+	SKIP_UNLESS_SECCOMP();
+	run_child(probe_confined, &r);
+
+	assert_int_equal(r.load, 0);
+	assert_int_equal(r.ptrace_ret, -1);
+	assert_int_equal(r.ptrace_err, EPERM);
+	assert_int_equal(r.clone3_ret, -1);
+	assert_int_equal(r.clone3_err, ENOSYS);
+	assert_int_equal(r.tiocsti_ret, -1);
+	assert_int_equal(r.tiocsti_err, EPERM);
+	assert_int_equal(r.tiocsti_hi_ret, -1);
+	assert_int_equal(r.tiocsti_hi_err, EPERM);
+	assert_int_equal(r.unshare_ret, -1);
+	assert_int_equal(r.unshare_err, EPERM);
+	assert_int_equal(r.ota_ret, -1);
+	assert_true(r.ota_err == ENOSYS || r.ota_err == EPERM);
+	/* The allowed side. */
+	assert_int_equal(r.fionread_ret, 0);
+	assert_int_equal(r.ppid, getpid());
+	assert_true(r.open_ret >= 0);
+	assert_true(r.fork_ok);
+	assert_true(r.thread_ok);
+}
+
+static void probe_without_nnp(struct probe *r)
+{
+	scmp_filter_ctx ctx = NULL;
+
+	r->load = sg_seccomp_build(NULL, &ctx, NULL);
+	if (r->load < 0)
+		return;
+	r->load = sg_seccomp_load(ctx);
+	seccomp_release(ctx);
+	/* Had it loaded anyway, ptrace would now be EPERM, not ESRCH. */
+	errno = 0;
+	r->ptrace_ret = syscall(SYS_ptrace, PTRACE_PEEKDATA, getppid(), 0, 0);
+	r->ptrace_err = errno;
+}
+
+static void test_sg_seccomp_load_requires_no_new_privs(void **state)
+{
+	struct probe r;
+
+	(void)state;
+	SKIP_UNLESS_SECCOMP();
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1) {
+		print_message("[  SKIP    ] test runner already has no_new_privs\n");
+		skip();
+	}
+	run_child(probe_without_nnp, &r);
+	assert_int_equal(r.load, -EPERM);
+	assert_int_equal(r.ptrace_ret, -1);
+	assert_int_equal(r.ptrace_err, ESRCH);
+	assert_int_equal(sg_seccomp_load(NULL), -EINVAL);
+}
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+static long x32_getpid(void)
+{
+	return syscall(X32_BIT | SYS_getpid);
+}
+
+static long i386_getpid(void)
+{
+	long ret = 20;	/* __NR_getpid on i386 */
+
+	__asm__ volatile("int $0x80" : "+a"(ret) : : "memory", "cc");
+	return ret;
+}
+
+/* Run FN confined (or not) in a child; return its wait status. */
+static int status_of(long (*fn)(void), bool confined)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+		scmp_filter_ctx ctx = NULL;
+
+		/* A killed child must not leave a core file behind. */
+		setrlimit(RLIMIT_CORE, &no_core);
+		if (confined) {
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+			    sg_seccomp_build(NULL, &ctx, NULL) < 0 ||
+			    sg_seccomp_load(ctx) < 0)
+				_exit(90);
+		}
+		(void)fn();
+		_exit(0);
+	}
+	wait_child(pid, &status);
+	return status;
+}
+
+static void test_sg_seccomp_load_kills_x32_syscall(void **state)
+{
+	int st;
+
+	(void)state;
+	SKIP_UNLESS_SECCOMP();
+	/* Unconfined, it returns (a pid, or ENOSYS without CONFIG_X86_X32_ABI). */
+	st = status_of(x32_getpid, false);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	st = status_of(x32_getpid, true);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+
+static void test_sg_seccomp_load_kills_i386_syscall(void **state)
+{
+	int st;
+
+	(void)state;
+	SKIP_UNLESS_SECCOMP();
+	st = status_of(i386_getpid, false);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		print_message("[  SKIP    ] int 0x80 does not work here (no IA32 emulation)\n");
+		skip();
+	}
+	st = status_of(i386_getpid, true);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSYS);
+}
+#endif
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bpf_run_handles_each_opcode),
+		cmocka_unit_test(test_bpf_run_refuses_unknown_opcode),
+		cmocka_unit_test(test_bpf_run_refuses_running_off_the_end),
+		cmocka_unit_test(test_sg_seccomp_build_denies_issue_list),
+		cmocka_unit_test(test_sg_seccomp_build_denies_every_default_name),
+		cmocka_unit_test(test_sg_seccomp_build_clone3_enosys),
+		cmocka_unit_test(test_sg_seccomp_build_clone_namespace_flags),
+		cmocka_unit_test(test_sg_seccomp_build_unshare_namespace_flags),
+		cmocka_unit_test(test_sg_seccomp_build_allow_userns_permits_only_new_namespaces),
+		cmocka_unit_test(test_sg_seccomp_build_ioctl_tiocsti),
+		cmocka_unit_test(test_sg_seccomp_build_hot_syscalls_constant_allow),
+		cmocka_unit_test(test_sg_seccomp_build_foreign_arch_killed),
+		cmocka_unit_test(test_sg_seccomp_build_x32_killed),
+		cmocka_unit_test(test_sg_seccomp_build_unknown_numbers_enosys),
+		cmocka_unit_test(test_sg_seccomp_build_policy_deny_adds),
+		cmocka_unit_test(test_sg_seccomp_build_policy_deny_whole_conditional_call),
+		cmocka_unit_test(test_sg_seccomp_build_policy_allow_removes),
+		cmocka_unit_test(test_sg_seccomp_build_unknown_name_einval),
+		cmocka_unit_test(test_sg_seccomp_build_allow_not_default_enoent),
+		cmocka_unit_test(test_sg_seccomp_build_allow_clone3_eperm),
+		cmocka_unit_test(test_sg_seccomp_build_deny_and_allow_same_name_eexist),
+		cmocka_unit_test(test_sg_seccomp_build_bad_arguments_einval),
+		cmocka_unit_test(test_sg_seccomp_build_sets_attributes),
+		cmocka_unit_test(test_sg_seccomp_default_deny_lists_issue_names),
+		cmocka_unit_test(test_sg_seccomp_known_syscall_names),
+		cmocka_unit_test(test_sg_seccomp_load_refuses_denied_calls),
+		cmocka_unit_test(test_sg_seccomp_load_requires_no_new_privs),
+#if defined(__x86_64__) && !defined(__ILP32__)
+		cmocka_unit_test(test_sg_seccomp_load_kills_x32_syscall),
+		cmocka_unit_test(test_sg_seccomp_load_kills_i386_syscall),
+#endif
+	};
+
+	return cmocka_run_group_tests_name("seccomp", tests, NULL, NULL);
+}
