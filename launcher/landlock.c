@@ -8,7 +8,9 @@
  * owns the wording, and it needs the raw errno to tell "this kernel has no
  * Landlock" apart from "your policy names a root the kernel refused".
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "launcher/landlock.h"
 
 #include <errno.h>

@@ -27,7 +27,9 @@
  * The list and the reason for each entry are in docs/seccomp.md; keep the
  * two in step.  This file prints nothing and returns -errno.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "launcher/seccomp.h"
 
 #include <errno.h>

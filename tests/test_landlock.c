@@ -11,7 +11,9 @@
  *
  * A live test skips, saying why, when the kernel lacks the ABI it needs.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

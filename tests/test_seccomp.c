@@ -11,7 +11,9 @@
  * A second group really loads the filter in a forked child (no root needed:
  * no_new_privs is enough) and checks a few calls against the kernel.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
