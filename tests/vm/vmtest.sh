@@ -1,0 +1,90 @@
+# vmtest.sh — the guest side of the VM tests, sourced by /test.sh and by
+# each test file (installed in the initramfs as /lib/vmtest.sh).
+#
+# A result is one console line the host parses:
+#     VMTEST <name> PASS|FAIL|SKIP <reason>
+# Anything else a test prints is for people; print command output through
+# vm_show, which indents it so it never starts a line with VMTEST.
+# shellcheck shell=sh
+
+VMTEST_STATE=/run/vmtest
+mkdir -p "$VMTEST_STATE"
+
+vm_result() {  # RESULT NAME REASON...
+	_r=$1 _n=$2
+	shift 2
+	echo "VMTEST $_n $_r ${*:-ok}"
+	echo "$_r" >> "$VMTEST_STATE/results"
+}
+pass() { vm_result PASS "$@"; }
+fail() { vm_result FAIL "$@"; }
+skip() { vm_result SKIP "$@"; }
+
+vm_show() { sed 's/^/    | /'; }
+
+# vm_cmdline KEY: the value of KEY=... on the kernel command line.
+vm_cmdline() {
+	tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1
+}
+
+# vm_lsm_active NAME / vm_lsm_requested NAME: is NAME in the active LSM
+# list / in the lsm= the VM was booted with.
+vm_lsm_active() {
+	tr ',' '\n' < /sys/kernel/security/lsm 2>/dev/null | grep -qx "$1"
+}
+vm_lsm_requested() {
+	vm_cmdline lsm | tr ',' '\n' | grep -qx "$1"
+}
+
+# as_user CMD...: run CMD as sgtest (uid and gid 1000, no supplementary
+# groups; leaving uid 0 clears the capabilities), in its home directory.
+# busybox su runs "sh -c CMD ARG0 ARGS", which keeps CMD's words intact.
+as_user() {
+	(cd /home/sgtest && su -s /bin/sh sgtest -c 'exec "$@"' sh "$@")
+}
+
+# vm_run NAME CMD...: run CMD, keep its status in $vm_status and its
+# output (stdout and stderr) in $VMTEST_STATE/NAME.out, and show it.
+vm_run() {
+	_n=$1
+	shift
+	"$@" > "$VMTEST_STATE/$_n.out" 2>&1
+	vm_status=$?
+	echo "  \$ $* -> $vm_status"
+	vm_show < "$VMTEST_STATE/$_n.out"
+	return 0
+}
+vm_out() { cat "$VMTEST_STATE/$1.out"; }
+
+# vm_expect NAME STATUS [REGEX] CMD...: PASS when CMD exits with STATUS
+# and (if REGEX is not empty) its output matches REGEX (grep -Ei).
+vm_expect() {
+	_n=$1 _want=$2 _re=$3
+	shift 3
+	vm_run "$_n" "$@"
+	if [ "$vm_status" != "$_want" ]; then
+		_o=$(head -c 200 "$VMTEST_STATE/$_n.out" | tr '\n' ' ')
+		fail "$_n" "exit $vm_status, expected $_want: ${_o:-(no output)}"
+	elif [ -n "$_re" ] && ! grep -Eiq "$_re" "$VMTEST_STATE/$_n.out"; then
+		fail "$_n" "exit $vm_status as expected, but the output does not match /$_re/"
+	else
+		pass "$_n" "exit $vm_status${_re:+, output matches /$_re/}"
+	fi
+}
+
+# vm_finish: the kernel log must hold no oops, BUG or WARNING (a BPF
+# program or a hook can provoke one without any test noticing); print the
+# totals and return non-zero if anything failed.
+vm_finish() {
+	if dmesg | grep -Eq 'BUG:|WARNING:|Oops|general protection|Call Trace:'; then
+		dmesg | tail -n 60 | vm_show
+		fail kernel-log "the kernel logged a BUG, WARNING or oops (shown above)"
+	else
+		pass kernel-log "no BUG, WARNING or oops in dmesg"
+	fi
+	_p=$(grep -c PASS "$VMTEST_STATE/results")
+	_f=$(grep -c FAIL "$VMTEST_STATE/results")
+	_s=$(grep -c SKIP "$VMTEST_STATE/results")
+	echo "VMTEST-END pass=$_p fail=$_f skip=$_s"
+	[ "$_f" = 0 ]
+}
