@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "launcher/confine.h"
 #include "launcher/exitcodes.h"
 
 static void origin(FILE *f, const struct sg_origin *o)
@@ -15,7 +16,7 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 		    const struct sg_sources *srcs, const struct sg_step *step,
 		    const struct sg_settings *eff, const struct sg_ruling *ruling,
 		    const struct sg_roots *roots, const struct sg_error *root_err,
-		    char *const envp[])
+		    const struct sg_confine *conf, const char *confine_err, char *const envp[])
 {
 	const char *scrub = sg_scrub_set(p, envp), *cred = sg_credential_held(p, envp);
 	char msg[2048];
@@ -74,6 +75,15 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 			fprintf(f, "# ruling 2 (credential): applies, %s is held\n", cred);
 		else
 			fprintf(f, "# ruling 2 (credential): does not apply, no credential variable is held\n");
+		if (conf) {
+			char g[256];
+
+			fprintf(f, "# write filter: %s (Landlock ABI %d)%s; not covered: %s\n",
+				conf->supervise ? "landlock+supervisor" : "landlock", conf->ll.abi,
+				conf->why[0] ? "" : "", sg_gaps_str(conf->gaps, g, sizeof(g)));
+			if (conf->why[0])
+				fprintf(f, "# eBPF backends: %s\n", conf->why);
+		}
 		if (p->credentials.n == 0)
 			fprintf(f, "# warning: [credentials] variables is empty, so ruling 2 never applies\n");
 		if (p->scrub.n == 0)
@@ -87,9 +97,15 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 			fprintf(f, "error: %s\n", root_err->msg);
 		status = SG_EXIT_USAGE;
 	}
+	if (status == SG_EXIT_OK && confine_err) {
+		fprintf(f, "error: the write filter cannot be set up: %s\n", confine_err);
+		status = SG_EXIT_CONFINE;
+	}
 	if (o->argc == 0) {
-		fprintf(f, "decision: policy %s (no command given)\n",
-			status == SG_EXIT_OK ? "valid" : "invalid");
+		fprintf(f, "decision: %s (no command given)\n",
+			status == SG_EXIT_OK ? "policy valid, write filter available"
+			: status == SG_EXIT_CONFINE ? "policy valid, but no step could run"
+						    : "policy invalid");
 		return status;
 	}
 	sg_ruling_explain(p, ruling, o->argv, envp, msg, sizeof(msg));
@@ -97,8 +113,12 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 		fprintf(f, "decision: %s\n", msg);
 		return ruling->reason == SG_NO_COMMAND ? SG_EXIT_USAGE : SG_EXIT_REFUSED;
 	}
-	if (status != SG_EXIT_OK) {
+	if (status == SG_EXIT_USAGE) {
 		fprintf(f, "decision: refused: the writable roots are invalid (see the error above)\n");
+		return status;
+	}
+	if (status == SG_EXIT_CONFINE) {
+		fprintf(f, "decision: refused: the write filter cannot be set up (see the error above)\n");
 		return status;
 	}
 	fprintf(f, "decision: run (%s)\n", msg);

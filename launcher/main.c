@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c — stepguard: options → policy → rulings → roots → confinement →
- * exec.  Each stage is a module that returns -errno; this file is the only
- * place that prints, once, with the file, line and fix.
+ * main.c — stepguard: options → policy → user → rulings → roots →
+ * confinement → exec.  Each stage is a module that returns -errno; this
+ * file and step.c print, once, with the file, line and fix.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,11 +10,14 @@
 #include <string.h>
 
 #include "launcher/check.h"
+#include "launcher/confine.h"
 #include "launcher/exitcodes.h"
 #include "launcher/options.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
-#include "launcher/run.h"
+#include "launcher/selftest.h"
+#include "launcher/step.h"
+#include "launcher/user.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
 
@@ -41,8 +44,10 @@ int main(int argc, char **argv)
 	struct sg_error err = { .file = "stepguard" };
 	struct sg_ruling ruling;
 	struct sg_settings eff;
+	struct sg_user user;
 	const struct sg_step *step;
-	char msg[2048];
+	char **env = NULL;
+	char msg[2048], digest[80];
 	int r, status;
 
 	r = sg_options_parse(argc, argv, environ, &opt, msg, sizeof(msg));
@@ -72,27 +77,62 @@ int main(int argc, char **argv)
 		status = SG_EXIT_USAGE;
 		goto out;
 	}
+	if (sg_policy_digest(&pol, digest, sizeof(digest)) < 0) {
+		fprintf(stderr, "stepguard: out of memory\n");
+		status = SG_EXIT_USAGE;
+		goto out;
+	}
 
 	step = sg_policy_step(&pol, opt.step);
 	sg_policy_effective(&pol, step, &eff);
-	/* The command line and STEPGUARD_LOG win over the policy. */
+	/* The command line wins over the policy. */
 	if (opt.mode != SG_MODE_UNSET)
 		eff.mode = opt.mode;
 	if (opt.filter != SG_FILTER_UNSET)
 		eff.filter = opt.filter;
 
-	sg_ruling_decide(&pol, opt.argv, environ, &ruling);
-	r = sg_roots_resolve(&pol, step, &opt, environ, &roots, &err);
+	/* Who the step runs as decides its HOME, which the roots depend on. */
+	r = sg_user_resolve(opt.user, environ, &user, msg, sizeof(msg));
+	if (r < 0) {
+		fprintf(stderr, "stepguard: %s\n", msg);
+		status = SG_EXIT_USAGE;
+		goto out;
+	}
+	env = sg_user_env(&user, environ);
+	if (!env) {
+		fprintf(stderr, "stepguard: out of memory\n");
+		status = SG_EXIT_USAGE;
+		goto out;
+	}
+
+	if (opt.self_test) {
+		status = sg_self_test(&opt, env);
+		goto out;
+	}
+
+	sg_ruling_decide(&pol, opt.argv, env, &ruling);
+	r = sg_roots_resolve(&pol, step, &opt, env, &roots, &err);
 
 	if (opt.check) {
+		struct sg_confine conf;
+		char cmsg[1024] = "";
+		int cr = -1;
+
+		/* Prepared, never applied: --check says whether the step would run. */
+		if (r == 0)
+			cr = sg_confine_prepare(&conf, &pol, eff.filter, eff.mode, &roots, cmsg,
+						sizeof(cmsg));
 		status = sg_check_report(stdout, &opt, &pol, &srcs, step, &eff, &ruling,
-					 r < 0 ? NULL : &roots, r < 0 ? &err : NULL, environ);
+					 r < 0 ? NULL : &roots, r < 0 ? &err : NULL,
+					 cr == 0 ? &conf : NULL, r == 0 && cr < 0 ? cmsg : NULL, env);
+		if (cr == 0)
+			sg_confine_free(&conf);
 		goto out;
 	}
 
 	/* Refuse by the rulings first: that is the answer the user needs. */
-	if (opt.argc > 0 && ruling.reason != SG_OK) {
-		sg_ruling_explain(&pol, &ruling, opt.argv, environ, msg, sizeof(msg));
+	if (ruling.reason != SG_OK) {
+		sg_ruling_explain(&pol, &ruling, opt.argv, env, msg, sizeof(msg));
 		fprintf(stderr, "stepguard: %s\n", msg);
 		status = ruling.reason == SG_NO_COMMAND ? SG_EXIT_USAGE : SG_EXIT_REFUSED;
 		goto out;
@@ -106,15 +146,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (opt.self_test) {
-		fprintf(stderr,
-			"stepguard: --self-test needs a write filter, and this build has none yet; "
-			"nothing was tested\n");
-		status = SG_EXIT_CONFINE;
-		goto out;
+	{
+		struct sg_step_ctx sc = { &opt, &pol, &eff, &roots, &user, env, digest };
+
+		status = sg_step_run(&sc);
 	}
-	status = sg_run_step(&opt, &pol, &eff, &roots, environ);
 out:
+	sg_env_free(env);
 	sg_roots_free(&roots);
 	sg_sources_free(&srcs);
 	sg_policy_free(&pol);

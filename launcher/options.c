@@ -27,6 +27,8 @@ const char sg_usage[] =
 	"      --filter BACKEND     auto, bpf-lsm, bpf-fmod or landlock\n"
 	"      --mode MODE          enforce or audit\n"
 	"      --log FILE           append JSON records to FILE\n"
+	"      --user NAME|UID      run the step as this user (root only; default\n"
+	"                           under sudo: the invoking user)\n"
 	"      --check              validate the policy and decide, without running\n"
 	"      --self-test          prove the confinement on this machine\n"
 	"      --json               machine-readable --self-test output\n"
@@ -50,6 +52,7 @@ enum {
 	OPT_SELF_TEST,
 	OPT_JSON,
 	OPT_VERSION,
+	OPT_USER,
 };
 
 static const struct option long_options[] = {
@@ -61,6 +64,7 @@ static const struct option long_options[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "log", required_argument, NULL, OPT_LOG },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "self-test", no_argument, NULL, OPT_SELF_TEST },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -141,6 +145,11 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 			if (!*optarg)
 				return bad(msg, msglen, "--log needs a path", optarg);
 			o->log = optarg;
+			break;
+		case OPT_USER:
+			if (!*optarg)
+				return bad(msg, msglen, "--user needs a name or uid", optarg);
+			o->user = optarg;
 			break;
 		case OPT_CHECK:
 			o->check = true;

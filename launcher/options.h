@@ -19,6 +19,7 @@ struct sg_options {
 	enum sg_filter filter; /* SG_FILTER_UNSET: from the policy */
 	enum sg_mode mode;     /* SG_MODE_UNSET: from the policy */
 	const char *log;       /* --log or STEPGUARD_LOG; NULL: from the policy */
+	const char *user;      /* --user NAME|UID; NULL: see user.h */
 	bool check;
 	bool self_test;
 	bool json;

@@ -3,9 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,6 +49,7 @@ static __attribute__((noreturn)) void child(char *const argv[], char *const envp
 	int r;
 
 	memset(&rep, 0, sizeof(rep));
+	/* Never run unconfined: no confine step is a failure, not a shortcut. */
 	r = ops && ops->confine ? ops->confine(ops->ctx, &stage) : -ENOSYS;
 	if (r < 0) {
 		rep.stage = 0;
@@ -55,8 +60,8 @@ static __attribute__((noreturn)) void child(char *const argv[], char *const envp
 	}
 	/*
 	 * The signal mask survives execve: restore the caller's, so the step
-	 * receives the signals stepguard forwards.  This is the last thing
-	 * before exec; nothing after it may fail open.
+	 * receives the signals stepguard forwards.  Nothing after this can
+	 * loosen the confinement; exec is next.
 	 */
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	execvpe(argv[0], argv, envp);
@@ -64,22 +69,90 @@ static __attribute__((noreturn)) void child(char *const argv[], char *const envp
 	rep.errnum = errno;
 	snprintf(rep.what, sizeof(rep.what), "exec");
 	write_all(report_fd, &rep, sizeof(rep));
-	_exit(errno == ENOENT ? SG_EXIT_NOTFOUND : SG_EXIT_NOEXEC);
+	_exit(rep.errnum == ENOENT ? SG_EXIT_NOTFOUND : SG_EXIT_NOEXEC);
+}
+
+static int wait_loop(pid_t pid, int sfd, const struct sg_child_ops *ops, int *status,
+		     char *msg, size_t msglen)
+{
+	int watched = ops->watch_fd ? ops->watch_fd(ops->ctx) : -1;
+	bool failed = false;
+
+	for (;;) {
+		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { watched, POLLIN, 0 } };
+		struct signalfd_siginfo si;
+		pid_t w;
+
+		if (poll(pf, watched >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(msg, msglen, "poll: %s", strerror(errno));
+			kill(pid, SIGKILL);
+			failed = true;
+			watched = -1;
+		}
+		if (watched >= 0 && (pf[1].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) {
+			int r = ops->ready(ops->ctx);
+
+			if (r < 0) {
+				/*
+				 * The supervisor failed: the calls it watches would
+				 * now fail (ENOSYS) rather than pass, but a step
+				 * whose confinement broke must not go on.
+				 */
+				snprintf(msg, msglen, "the supervisor failed (%s); the step was killed",
+					 strerror(-r));
+				kill(pid, SIGKILL);
+				failed = true;
+				watched = -1;
+			}
+		}
+		if (!(pf[0].revents & POLLIN))
+			continue;
+		if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			/*
+			 * A signal the terminal generated (SI_KERNEL) already went
+			 * to the whole foreground process group, the step included;
+			 * forwarding it would deliver it twice.
+			 */
+			if (si.ssi_code != SI_KERNEL)
+				kill(pid, (int)si.ssi_signo);
+			continue;
+		}
+		/*
+		 * As a subreaper we also inherit the step's orphans: reap every
+		 * child that is done (one SIGCHLD may stand for several), and
+		 * stop when the step itself has exited.
+		 */
+		for (;;) {
+			int st;
+
+			w = waitpid(-1, &st, WNOHANG);
+			if (w <= 0)
+				break;
+			if (w == pid) {
+				*status = st;
+				return failed ? -1 : 0;
+			}
+		}
+	}
 }
 
 int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *ops,
-	     char *msg, size_t msglen)
+	     int *wait_status, char *msg, size_t msglen)
 {
 	struct child_report rep;
 	sigset_t set, old;
-	int pipefd[2], status = 0;
+	int pipefd[2], status = 0, sfd, r;
 	ssize_t got = 0;
 	pid_t pid;
 
 	/*
-	 * Block the forwarded signals and SIGCHLD before fork, and take them
-	 * with sigwaitinfo: no handler can run between fork and the wait, and
-	 * a child that exits at once leaves SIGCHLD pending, not lost.
+	 * Block the forwarded signals and SIGCHLD before fork and read them
+	 * from a signalfd: no handler runs between fork and the wait, and a
+	 * child that exits at once leaves SIGCHLD pending, not lost.
 	 */
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -89,8 +162,24 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		snprintf(msg, msglen, "cannot block signals: %s", strerror(errno));
 		return SG_EXIT_CONFINE;
 	}
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		snprintf(msg, msglen, "cannot create a pipe: %s", strerror(errno));
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		snprintf(msg, msglen, "cannot set up the wait: %s", strerror(errno));
+		if (sfd >= 0)
+			close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return SG_EXIT_CONFINE;
+	}
+	/*
+	 * Subreaper: a double-forked daemon of the step stays our descendant
+	 * instead of going to init, so the supervisor may still read its
+	 * memory (Yama's ptrace_scope 1 allows that only for descendants).
+	 */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		snprintf(msg, msglen, "cannot become a subreaper: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return SG_EXIT_CONFINE;
 	}
@@ -99,31 +188,38 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		snprintf(msg, msglen, "cannot fork: %s", strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return SG_EXIT_CONFINE;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
+		close(sfd);
 		child(argv, envp, ops, &old, pipefd[1]);
 	}
 	close(pipefd[1]);
 
 	/* EOF without a report: the pipe closed on a successful execve. */
 	for (;;) {
-		ssize_t r = read(pipefd[0], (char *)&rep + got, sizeof(rep) - (size_t)got);
+		ssize_t n = read(pipefd[0], (char *)&rep + got, sizeof(rep) - (size_t)got);
 
-		if (r < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (n <= 0)
 			break;
-		got += r;
+		got += n;
 		if ((size_t)got == sizeof(rep))
 			break;
 	}
 	close(pipefd[0]);
-	if ((size_t)got == sizeof(rep)) {
+	if (got != 0) {
 		waitpid(pid, NULL, 0);
+		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if ((size_t)got != sizeof(rep)) {
+			snprintf(msg, msglen, "the step's setup ended without a report; not run");
+			return SG_EXIT_CONFINE;
+		}
 		rep.what[sizeof(rep.what) - 1] = '\0';
 		if (rep.stage == 0) {
 			snprintf(msg, msglen, "%s failed: %s; the step was not run", rep.what,
@@ -134,51 +230,26 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		return rep.errnum == ENOENT ? SG_EXIT_NOTFOUND : SG_EXIT_NOEXEC;
 	}
 
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
-		pid_t w;
-
-		if (sig < 0)
-			continue; /* EINTR */
-		if (sig != SIGCHLD) {
-			/*
-			 * A signal the terminal generated (SI_KERNEL) already went
-			 * to the whole foreground process group, the step included;
-			 * forwarding it would deliver it twice.
-			 */
-			if (si.si_code != SI_KERNEL)
-				kill(pid, sig);
-			continue;
-		}
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
+	r = ops->started ? ops->started(ops->ctx, pid) : 0;
+	if (r < 0) {
+		snprintf(msg, msglen, "the step started but its supervision did not (%s); killed",
+			 strerror(-r));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		*wait_status = status;
+		return SG_EXIT_CONFINE;
 	}
+	r = wait_loop(pid, sfd, ops, &status, msg, msglen);
+	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	*wait_status = status;
+	if (r < 0)
+		return SG_EXIT_CONFINE;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return SG_EXIT_CONFINE;
-}
-
-int sg_run_step(const struct sg_options *o, const struct sg_policy *p,
-		const struct sg_settings *eff, const struct sg_roots *roots,
-		char *const envp[])
-{
-	(void)o;
-	(void)p;
-	(void)roots;
-	(void)envp;
-	/*
-	 * Fail closed: no write filter backend exists in this build yet, and
-	 * running the step without one is exactly what stepguard must never
-	 * do silently.
-	 */
-	fprintf(stderr,
-		"stepguard: no write filter is available (filter = %s): this build has no backend yet, "
-		"so the step was not run\n",
-		sg_filter_name(eff->filter));
 	return SG_EXIT_CONFINE;
 }

@@ -4,14 +4,17 @@
 #define STEPGUARD_RUN_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
-#include "launcher/options.h"
-#include "launcher/roots.h"
-#include "policy/policy.h"
-
-/* Called in the child between fork and execve; returns 0 or -errno. */
 struct sg_child_ops {
+	/* In the child between fork and execve; 0 or -errno, *stage named. */
 	int (*confine)(void *ctx, const char **stage);
+	/* In the parent once the step has executed; 0 or -errno (fatal). */
+	int (*started)(void *ctx, pid_t pid);
+	/* A descriptor to watch while the step runs (-1: none), and what to
+	 * do when it is readable: 0, or -errno to stop the step (fail closed). */
+	int (*watch_fd)(void *ctx);
+	int (*ready)(void *ctx);
 	void *ctx;
 };
 
@@ -20,14 +23,9 @@ struct sg_child_ops {
  * wait for it while forwarding SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
  * SIGUSR2 and SIGWINCH.  Returns the exit status stepguard should exit
  * with: the step's, 128+N for signal N, or one of sg_exit for a failure
- * before the step ran (then MSG says why).
+ * (then MSG says why).  *WAIT_STATUS gets the raw status when the step ran.
  */
 int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *ops,
-	     char *msg, size_t msglen);
-
-/* Choose and prepare the write filter, then sg_spawn; prints its errors. */
-int sg_run_step(const struct sg_options *o, const struct sg_policy *p,
-		const struct sg_settings *eff, const struct sg_roots *roots,
-		char *const envp[]);
+	     int *wait_status, char *msg, size_t msglen);
 
 #endif

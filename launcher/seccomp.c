@@ -33,6 +33,7 @@
 #include "launcher/seccomp.h"
 
 #include <errno.h>
+#include <linux/fs.h>
 #include <linux/sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -387,9 +388,21 @@ static int sg_add_ns_rules(scmp_filter_ctx ctx, const struct sg_seccomp_opts *o)
  * decide which ioctl runs; compare exactly those, or a request with junk in
  * the high half would pass the filter and still be TIOCSTI to the kernel.
  */
+/*
+ * FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR change a file's attributes
+ * (chattr +A, +d, project ids) through a descriptor opened read-only,
+ * which neither Landlock nor the supervisor sees: refused everywhere,
+ * inside the roots too, since the request cannot be tied to a path here.
+ * The 32-bit FS_IOC32_SETFLAGS is the same request on other ABIs.
+ */
+#ifndef FS_IOC32_SETFLAGS
+#define FS_IOC32_SETFLAGS _IOW('f', 2, int) /* the kernel's compat name, not in uapi */
+#endif
+
 static int sg_add_ioctl_rules(scmp_filter_ctx ctx)
 {
-	static const uint64_t reqs[] = { TIOCSTI, TIOCLINUX };
+	static const uint64_t reqs[] = { TIOCSTI, TIOCLINUX, FS_IOC_SETFLAGS,
+					 FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR };
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {

@@ -96,6 +96,7 @@ void sg_policy_dump(const struct sg_policy *p, FILE *f, bool origins)
 {
 	fprintf(f, "[stepguard]\n");
 	dump_settings(f, origins, &p->base);
+	dump_words_section(f, origins, p, SEC_STEPGUARD);
 	fprintf(f, "\n[model-cli]\n");
 	dump_words_section(f, origins, p, SEC_MODEL_CLI);
 	fprintf(f, "\n[credentials]\n");

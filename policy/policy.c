@@ -21,6 +21,8 @@
 #define P_OFF(field) offsetof(struct sg_policy, field)
 
 const struct words_key sg__words_keys[] = {
+	{ SEC_STEPGUARD, "accept-gaps", W_GAP, P_OFF(accept_gaps) },
+	{ SEC_STEPGUARD, "keep-fds", W_FD, P_OFF(keep_fds) },
 	{ SEC_MODEL_CLI, "names", W_BASENAME, P_OFF(cli.names) },
 	{ SEC_MODEL_CLI, "tools-option", W_OPTION, P_OFF(cli.tools_option) },
 	{ SEC_MODEL_CLI, "tool-flags", W_OPTION, P_OFF(cli.tool_flags) },
@@ -283,6 +285,20 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 	case W_WORD:
 		*why = "a word not starting with \"-\"";
 		return w[0] != '-';
+	case W_GAP:
+		*why = "a gap name: attributes, truncate, ioctl-dev or scoping";
+		return strcmp(w, "attributes") == 0 || strcmp(w, "truncate") == 0 ||
+		       strcmp(w, "ioctl-dev") == 0 || strcmp(w, "scoping") == 0;
+	case W_FD: {
+		char *end;
+		long v;
+
+		*why = "a descriptor number from 3 to 1023";
+		if (w[0] < '0' || w[0] > '9')
+			return false;
+		v = strtol(w, &end, 10);
+		return !*end && v >= 3 && v <= 1023;
+	}
 	default:
 		*why = "?";
 		return false;
@@ -539,10 +555,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 		bool done;
 
 		r = set_setting(c, line, &c->p->base, section, key, value, &done);
-		if (!done)
-			return fail(c, line, "unknown key \"%s\" in [%s] (known: mode, filter, log)",
-				    key, section);
-		return r;
+		if (done)
+			return r;
+		break; /* the list keys below */
 	}
 	case SEC_WRITES:
 		return set_write(c, line, &c->p->writes, section, key, value);
@@ -591,6 +606,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 	{
 		char known[256] = "";
 		size_t n = 0;
+
+		if (sec == SEC_STEPGUARD)
+			n = (size_t)snprintf(known, sizeof(known), "mode, filter, log");
 
 		for (size_t i = 0; i < sg__n_words_keys; i++)
 			if (sg__words_keys[i].sec == sec && n < sizeof(known))

@@ -107,6 +107,8 @@ struct sg_policy {
 	struct sg_words credentials;
 	struct sg_words scrub;
 	struct sg_writes writes;
+	struct sg_words accept_gaps; /* [stepguard] accept-gaps */
+	struct sg_words keep_fds;    /* [stepguard] keep-fds */
 	struct sg_words seccomp_deny;
 	struct sg_words seccomp_allow;
 	enum sg_tristate user_namespaces;

@@ -19,6 +19,10 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <linux/fs.h>
+#ifndef FS_IOC32_SETFLAGS
+#define FS_IOC32_SETFLAGS _IOW('f', 2, int)
+#endif
 
 #include "launcher/seccomp.h"
 
@@ -475,6 +479,11 @@ static void test_sg_seccomp_build_ioctl_tiocsti(void **state)
 		{ "ioctl(junk|TIOCSTI)", 0, SYS_ioctl, { 0, HIGH_JUNK | TIOCSTI }, RET_EPERM },
 		{ "ioctl(junk|TIOCLINUX)", 0, SYS_ioctl, { 0, 0xffffffff00000000ull | TIOCLINUX }, RET_EPERM },
 		{ "ioctl(fd junk, TIOCSTI)", 0, SYS_ioctl, { ~0ull, TIOCSTI }, RET_EPERM },
+		{ "ioctl(FS_IOC_SETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC_SETFLAGS }, RET_EPERM },
+		{ "ioctl(junk|FS_IOC_SETFLAGS)", 0, SYS_ioctl, { 3, HIGH_JUNK | FS_IOC_SETFLAGS }, RET_EPERM },
+		{ "ioctl(FS_IOC32_SETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC32_SETFLAGS }, RET_EPERM },
+		{ "ioctl(FS_IOC_FSSETXATTR)", 0, SYS_ioctl, { 3, FS_IOC_FSSETXATTR }, RET_EPERM },
+		{ "ioctl(FS_IOC_GETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC_GETFLAGS }, RET_ALLOW },
 		{ "ioctl(FIONREAD)", 0, SYS_ioctl, { 0, FIONREAD }, RET_ALLOW },
 		{ "ioctl(TCGETS)", 0, SYS_ioctl, { 0, TCGETS }, RET_ALLOW },
 		{ "ioctl(TIOCGWINSZ)", 0, SYS_ioctl, { 1, TIOCGWINSZ }, RET_ALLOW },

@@ -89,7 +89,12 @@ expect 64 'No such file' missing-explicit -- "${E[@]}" "$SG" -p absent.ini --che
 expect 64 'No such file' missing-env-policy -- "${E[@]}" STEPGUARD_POLICY=absent.ini "$SG" --check
 printf '[stepguard]\nmode = audit\n\n[step:lint]\nmode = enforce\nwrite.cache = ${WORKDIR}/../cache\n' > step.ini
 mkdir -p cache
-expect 0 '# mode: audit' step-default -- "${E[@]}" "$SG" -p step.ini -w work --check
+expect 71 '# mode: audit' step-default -- "${E[@]}" "$SG" -p step.ini -w work --check
+# audit mode lets writes through and logs them: only eBPF can, so Landlock refuses
+expect 71 'mode audit needs an eBPF backend' audit-needs-ebpf -- \
+	"${E[@]}" "$SG" -p step.ini -w work --check
+expect 71 'filter bpf-lsm is unavailable' bpf-lsm-unavailable -- \
+	"${E[@]}" "$SG" -w work --filter bpf-lsm --check -- true
 expect 0 '# mode: enforce' step-override -- "${E[@]}" "$SG" -p step.ini -w work -s lint --check
 expect 0 "[writes] cache: $T/work/../cache -> $T/cache" step-write-resolved -- \
 	"${E[@]}" "$SG" -p step.ini -w work --step lint --check
@@ -118,7 +123,7 @@ expect 0 '--allow-write' help -- "$SG" --help
 expect 64 'no command given' no-command -- "${E[@]}" "$SG"
 expect 64 'unknown option' unknown-option -- "${E[@]}" "$SG" --frobnicate -- true
 expect 64 '--filter takes' bad-filter -- "${E[@]}" "$SG" --filter seccomp -- true
-expect 0 'decision: policy valid' check-no-command -- "${E[@]}" "$SG" -w work --check
+expect 0 'decision: policy valid, write filter available' check-no-command -- "${E[@]}" "$SG" -w work --check
 expect 0 'filter: landlock (--filter)' check-shows-cli-filter -- \
 	"${E[@]}" "$SG" -w work --filter landlock --check
 

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+#include "launcher/confine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "launcher/fdpass.h"
+#include "launcher/seccomp.h"
+#include "launcher/supervisor.h"
+
+static const struct {
+	unsigned gap;
+	const char *name;
+	const char *what;
+} gap_names[] = {
+	{ SG_GAP_ATTRIBUTES, "attributes", "chmod, chown, utimes and xattr changes" },
+	{ SG_GAP_TRUNCATE, "truncate", "truncation" },
+	{ SG_GAP_IOCTL_DEV, "ioctl-dev", "ioctl on device files" },
+	{ SG_GAP_SCOPING, "scoping", "signals and abstract sockets out of the step" },
+};
+
+int sg_gap_parse(const char *word, unsigned *out)
+{
+	for (size_t i = 0; i < sizeof(gap_names) / sizeof(gap_names[0]); i++)
+		if (strcmp(word, gap_names[i].name) == 0) {
+			*out = gap_names[i].gap;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *sg_gaps_str(unsigned gaps, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(gap_names) / sizeof(gap_names[0]); i++)
+		if ((gaps & gap_names[i].gap) && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s (%s)", o ? ", " : "",
+					      gap_names[i].name, gap_names[i].what);
+	if (o == 0 && len)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static int fail(char *msg, size_t len, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *msg, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/*
+ * The eBPF backends come with their own loader; until this build has it,
+ * say so, and let auto fall through to Landlock with the reason kept.
+ */
+static int try_bpf(enum sg_filter which, char *why, size_t len)
+{
+	snprintf(why, len, "%s: not in this build of stepguard", sg_filter_name(which));
+	return -EOPNOTSUPP;
+}
+
+static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, char *msg,
+			    size_t len)
+{
+	const struct sg_root *bad = NULL;
+	int abi = sg_landlock_abi();
+
+	if (abi == -EOPNOTSUPP)
+		return fail(msg, len, -EOPNOTSUPP,
+			    "Landlock is built into this kernel but not enabled.\n"
+			    "Hint: add \"landlock\" to the kernel's lsm= boot parameter");
+	if (abi < 0)
+		return fail(msg, len, -EOPNOTSUPP,
+			    "this kernel has no Landlock (%s).\nHint: Landlock needs Linux 5.13 or later",
+			    strerror(-abi));
+	sg_landlock_rights_for_abi(abi, &c->ll);
+
+	c->roots = calloc(roots->n ? roots->n : 1, sizeof(*c->roots));
+	if (!c->roots)
+		return -ENOMEM;
+	for (size_t i = 0; i < roots->n; i++)
+		if (roots->v[i].fd >= 0) /* skipped "?" roots have no fd */
+			c->roots[c->n_roots++] = (struct sg_root){ roots->v[i].resolved, roots->v[i].fd };
+	c->ruleset_fd = sg_landlock_build(c->roots, c->n_roots, &c->ll, &bad);
+	if (c->ruleset_fd < 0)
+		return fail(msg, len, c->ruleset_fd, "Landlock refused the root %s: %s",
+			    bad ? bad->path : "(none)", strerror(-c->ruleset_fd));
+
+	/*
+	 * Landlock leaves these to others.  Attributes (and truncation below
+	 * ABI 3) are writes, covered by the supervisor; ioctl on devices
+	 * (below ABI 5) and scoping (below 6) have no cover and are reported.
+	 */
+	if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_IOCTL_DEV)
+		c->gaps |= SG_GAP_IOCTL_DEV;
+	if (c->ll.missing_scope)
+		c->gaps |= SG_GAP_SCOPING;
+	return 0;
+}
+
+int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
+		       enum sg_mode mode, const struct sg_roots *roots, char *msg, size_t len)
+{
+	const char *bad_name = NULL;
+	struct sg_seccomp_opts so = { 0 };
+	char why[256];
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	c->ruleset_fd = -1;
+	c->sock[0] = c->sock[1] = -1;
+
+	for (size_t i = 0; i < p->accept_gaps.n; i++) {
+		unsigned g;
+
+		if (sg_gap_parse(p->accept_gaps.v[i], &g) == 0)
+			c->accepted |= g;
+	}
+	for (size_t i = 0; i < p->keep_fds.n; i++) {
+		int fd = atoi(p->keep_fds.v[i]);
+		size_t j = c->n_keep_fds;
+
+		if (j == sizeof(c->keep_fds) / sizeof(c->keep_fds[0]))
+			return fail(msg, len, -E2BIG, "[stepguard] keep-fds: more than %zu descriptors", j);
+		/* insertion sort, duplicates dropped: the child walks them in order */
+		while (j > 0 && c->keep_fds[j - 1] > fd)
+			j--;
+		if (j > 0 && c->keep_fds[j - 1] == fd)
+			continue;
+		memmove(&c->keep_fds[j + 1], &c->keep_fds[j], (c->n_keep_fds - j) * sizeof(int));
+		c->keep_fds[j] = fd;
+		c->n_keep_fds++;
+	}
+
+	switch (want) {
+	case SG_FILTER_BPF_LSM:
+	case SG_FILTER_BPF_FMOD:
+		/* Asked for by name: never fall back to something weaker. */
+		try_bpf(want, why, sizeof(why));
+		return fail(msg, len, -EOPNOTSUPP, "filter %s is unavailable (%s)",
+			    sg_filter_name(want), why);
+	case SG_FILTER_AUTO:
+		if (try_bpf(SG_FILTER_BPF_LSM, why, sizeof(why)) < 0)
+			snprintf(c->why, sizeof(c->why), "%s", why);
+		if (try_bpf(SG_FILTER_BPF_FMOD, why, sizeof(why)) < 0)
+			snprintf(c->why + strlen(c->why), sizeof(c->why) - strlen(c->why), "; %s",
+				 why);
+		break;
+	case SG_FILTER_LANDLOCK:
+		break;
+	case SG_FILTER_UNSET:
+	default:
+		return fail(msg, len, -EINVAL, "no filter chosen");
+	}
+
+	/* Landlock refuses; it cannot let a write through and log it. */
+	if (mode == SG_MODE_AUDIT)
+		return fail(msg, len, -EOPNOTSUPP,
+			    "mode audit needs an eBPF backend (%s); Landlock can only enforce.\n"
+			    "Hint: use --mode enforce, or run as root on a kernel with BPF trampolines",
+			    c->why[0] ? c->why : "none available");
+	r = prepare_landlock(c, roots, msg, len);
+	if (r < 0)
+		return r;
+	c->backend = SG_FILTER_LANDLOCK;
+
+	so.deny = (const char *const *)p->seccomp_deny.v;
+	so.n_deny = p->seccomp_deny.n;
+	so.allow = (const char *const *)p->seccomp_allow.v;
+	so.n_allow = p->seccomp_allow.n;
+	so.allow_userns = p->user_namespaces == SG_YES;
+	r = sg_seccomp_build(&so, &c->seccomp, &bad_name);
+	if (r < 0)
+		return fail(msg, len, r, "cannot build the seccomp filter%s%s: %s",
+			    bad_name ? " at " : "", bad_name ? bad_name : "", strerror(-r));
+
+	/* The supervisor covers what Landlock does not mediate. */
+	r = sg_supervisor_add_rules(c->seccomp, c->ll.abi);
+	if (r == 0) {
+		c->supervise = true;
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
+			return fail(msg, len, -errno, "socketpair: %s", strerror(errno));
+	} else {
+		c->gaps |= SG_GAP_ATTRIBUTES;
+		if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_TRUNCATE)
+			c->gaps |= SG_GAP_TRUNCATE;
+	}
+
+	/* A write-type gap nobody covers runs only if the policy says so by name. */
+	{
+		unsigned must = c->gaps & (SG_GAP_ATTRIBUTES | SG_GAP_TRUNCATE) & ~c->accepted;
+		char g[256];
+
+		if (must)
+			return fail(msg, len, -EOPNOTSUPP,
+				    "the write filter cannot refuse %s on this kernel (supervisor: %s).\n"
+				    "Hint: to run anyway with this hole, name it in [stepguard] accept-gaps",
+				    sg_gaps_str(must, g, sizeof(g)), strerror(-r));
+	}
+	return 0;
+}
+
+int sg_confine_child(void *ctx, const char **stage)
+{
+	struct sg_confine *c = ctx;
+	int r;
+
+	if (c->sock[0] >= 0)
+		close(c->sock[0]);
+
+	/*
+	 * Descriptors stepguard or its caller opened must not reach the step
+	 * (a directory fd outside the roots is a way around a path-based
+	 * filter): mark every one above 2 close-on-exec, except those the
+	 * policy keeps.  Ours (roots, ruleset, socket) are O_CLOEXEC already.
+	 */
+	*stage = "closing inherited descriptors";
+	{
+		unsigned lo = 3;
+
+		/* keep_fds is sorted and unique (sg_confine_prepare). */
+		for (size_t i = 0; i < c->n_keep_fds; i++) {
+			unsigned k = (unsigned)c->keep_fds[i];
+
+			if (k > lo && close_range(lo, k - 1, CLOSE_RANGE_CLOEXEC) < 0)
+				return -errno;
+			lo = k + 1;
+		}
+		if (close_range(lo, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+			return -errno;
+	}
+
+	/*
+	 * no_new_privs first: Landlock and seccomp refuse an unprivileged
+	 * caller without it, and it stops a setuid binary from shedding the
+	 * filters.  Set even as root, so the order never depends on who runs.
+	 */
+	*stage = "no_new_privs";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+
+	/* The write filter next, while every syscall is still allowed. */
+	*stage = "Landlock";
+	r = sg_landlock_restrict(c->ruleset_fd);
+	c->ruleset_fd = -1;
+	if (r < 0)
+		return r;
+
+	/*
+	 * seccomp last before execve: it removes the calls that could undo
+	 * or blind what came before, and nothing after it needs them.
+	 */
+	*stage = "seccomp";
+	r = sg_seccomp_load(c->seccomp);
+	if (r < 0)
+		return r;
+
+	if (c->supervise) {
+		int listener = seccomp_notify_fd(c->seccomp);
+
+		*stage = "handing the supervisor its listener";
+		if (listener < 0)
+			return listener;
+		r = sg_send_fd(c->sock[1], listener);
+		close(listener);
+		close(c->sock[1]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int sg_confine_listener(struct sg_confine *c)
+{
+	int fd;
+
+	if (!c->supervise)
+		return -ENOENT;
+	close(c->sock[1]);
+	c->sock[1] = -1;
+	fd = sg_recv_fd(c->sock[0]);
+	close(c->sock[0]);
+	c->sock[0] = -1;
+	return fd;
+}
+
+void sg_confine_free(struct sg_confine *c)
+{
+	if (c->ruleset_fd >= 0)
+		close(c->ruleset_fd);
+	if (c->seccomp)
+		seccomp_release(c->seccomp);
+	for (int i = 0; i < 2; i++)
+		if (c->sock[i] >= 0)
+			close(c->sock[i]);
+	free(c->roots);
+	memset(c, 0, sizeof(*c));
+	c->ruleset_fd = c->sock[0] = c->sock[1] = -1;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * step.c — run one step: log, confinement, identity, supervision, status.
+ *
+ * Order, and why:
+ *   1. open the log (as the caller: root may be needed to append to it);
+ *   2. prepare the write filter and seccomp (nothing is enforced yet);
+ *   3. become the step's user, for good: the supervisor in this process
+ *      acts on the step's behalf and must never hold more rights than it;
+ *   4. fork; the child sets no_new_privs, the write filter, seccomp, and
+ *      execs (confine.c, run.c);
+ *   5. supervise and forward signals until the step exits; log the end.
+ */
+#include "launcher/step.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher/confine.h"
+#include "launcher/exitcodes.h"
+#include "launcher/log.h"
+#include "launcher/run.h"
+#include "launcher/supervisor.h"
+#include "policy/expand.h"
+
+#include <nettle/sha2.h>
+
+struct run_state {
+	struct sg_step_ctx *s;
+	struct sg_confine conf;
+	struct sg_log log;
+	struct sg_supervisor *sup;
+	unsigned long denials;
+	pid_t pid;
+};
+
+static json_object *argv_json(const struct sg_step_ctx *s)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < s->o->argc; i++) {
+		const char *arg = s->o->argv[i];
+		const char *var = NULL;
+
+		/* Never log a credential, even one passed as an argument. */
+		for (size_t k = 0; k < s->p->credentials.n && !var; k++) {
+			const char *v = sg_env_get(s->env, s->p->credentials.v[k]);
+
+			if (v && *v && strstr(arg, v))
+				var = s->p->credentials.v[k];
+		}
+		if (var) {
+			char red[128];
+
+			snprintf(red, sizeof(red), "(redacted: contains the value of %s)", var);
+			json_object_array_add(a, json_object_new_string(red));
+		} else {
+			json_object_array_add(a, sg_json_bytes(arg));
+		}
+	}
+	return a;
+}
+
+static json_object *gaps_json(unsigned gaps)
+{
+	static const char *const names[] = { "attributes", "truncate", "ioctl-dev", "scoping" };
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < 4; i++)
+		if (gaps & (1u << i))
+			json_object_array_add(a, json_object_new_string(names[i]));
+	return a;
+}
+
+static const char *backend_name(const struct run_state *st)
+{
+	return st->conf.supervise ? "landlock+supervisor" : "landlock";
+}
+
+static int step_confine_child(void *ctx, const char **stage)
+{
+	struct run_state *st = ctx;
+
+	return sg_confine_child(&st->conf, stage);
+}
+
+static int started(void *ctx, pid_t pid)
+{
+	struct run_state *st = ctx;
+	const struct sg_step_ctx *s = st->s;
+	json_object *rec = json_object_new_object();
+	json_object *roots = json_object_new_array();
+	char cwd[PATH_MAX];
+	int r;
+
+	st->pid = pid;
+	if (st->conf.supervise) {
+		int fd = sg_confine_listener(&st->conf);
+
+		if (fd < 0)
+			return fd;
+		r = sg_supervisor_new(&st->sup, fd, st->conf.roots, st->conf.n_roots,
+				      st->conf.ll.abi);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < s->roots->n; i++)
+		if (s->roots->v[i].fd >= 0)
+			json_object_array_add(roots, sg_json_bytes(s->roots->v[i].resolved));
+	json_object_object_add(rec, "pid", json_object_new_int64(pid));
+	json_object_object_add(rec, "uid", json_object_new_int64(getuid()));
+	json_object_object_add(rec, "command", argv_json(s));
+	if (getcwd(cwd, sizeof(cwd)))
+		json_object_object_add(rec, "cwd", sg_json_bytes(cwd));
+	json_object_object_add(rec, "roots", roots);
+	json_object_object_add(rec, "policy_digest", json_object_new_string(s->policy_digest));
+	json_object_object_add(rec, "backend", json_object_new_string(backend_name(st)));
+	json_object_object_add(rec, "mode", json_object_new_string(sg_mode_name(s->eff->mode)));
+	json_object_object_add(rec, "landlock_abi", json_object_new_int(st->conf.ll.abi));
+	json_object_object_add(rec, "not_covered", gaps_json(st->conf.gaps));
+	json_object_object_add(rec, "accepted_gaps", gaps_json(st->conf.accepted & st->conf.gaps));
+	r = sg_log_write(&st->log, "start", rec);
+	if (r < 0)
+		fprintf(stderr, "stepguard: cannot write to the log %s: %s\n", st->log.path,
+			strerror(-r));
+	return 0;
+}
+
+static int watch_fd(void *ctx)
+{
+	struct run_state *st = ctx;
+
+	return st->sup ? sg_supervisor_fd(st->sup) : -1;
+}
+
+static int ready(void *ctx)
+{
+	struct run_state *st = ctx;
+	struct sg_sup_event ev;
+	int r = sg_supervisor_handle(st->sup, &ev);
+
+	if (r == 1) {
+		json_object *rec = json_object_new_object();
+
+		st->denials++;
+		json_object_object_add(rec, "pid", json_object_new_int64(ev.pid));
+		json_object_object_add(rec, "uid", json_object_new_int64(getuid()));
+		json_object_object_add(rec, "op", json_object_new_string(ev.op));
+		json_object_object_add(rec, "path", sg_json_bytes(ev.path));
+		json_object_object_add(rec, "decision", json_object_new_string("denied"));
+		json_object_object_add(rec, "errno", json_object_new_int(-ev.result));
+		json_object_object_add(rec, "backend", json_object_new_string("supervisor"));
+		sg_log_write(&st->log, "denial", rec);
+		if (!st->s->o->quiet) {
+			char path[512];
+
+			sg_escape_bytes(ev.path, path, sizeof(path));
+			fprintf(stderr, "stepguard: refused %s %s (pid %d)\n", ev.op, path, (int)ev.pid);
+		}
+		return 0;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* The log path: --log / STEPGUARD_LOG, else the policy's, expanded. */
+static int log_path(const struct sg_step_ctx *s, char **out, char *msg, size_t len)
+{
+	struct sg_expand_vars vars = { s->roots->v[0].resolved, sg_env_get(s->env, "HOME"), s->env };
+	char m[256], dir[PATH_MAX], *slash;
+	char *path = NULL;
+
+	*out = NULL;
+	if (s->o->log) {
+		path = strdup(s->o->log);
+	} else if (s->eff->log.set && *s->eff->log.s) {
+		if (sg_expand(s->eff->log.s, &vars, &path, m, sizeof(m)) < 0) {
+			snprintf(msg, len, "%s:%u: log: %s", s->eff->log.origin.file,
+				 s->eff->log.origin.line, m);
+			return -EINVAL;
+		}
+	} else {
+		return 0;
+	}
+	if (!path)
+		return -ENOMEM;
+	if (path[0] != '/') {
+		char cwd[PATH_MAX], *abs;
+
+		if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, path) < 0) {
+			free(path);
+			return -ENOMEM;
+		}
+		free(path);
+		path = abs;
+	}
+	/*
+	 * A log the step can write is a log the step can forge or erase:
+	 * refuse one inside a writable root.
+	 */
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	{
+		char real[PATH_MAX];
+
+		if (!realpath(dir, real)) {
+			snprintf(msg, len, "log %s: its directory: %s", path, strerror(errno));
+			free(path);
+			return -ENOENT;
+		}
+		for (size_t i = 0; i < s->roots->n; i++)
+			if (s->roots->v[i].fd >= 0 && s->roots->v[i].is_dir &&
+			    sg_path_covers(s->roots->v[i].resolved, real)) {
+				snprintf(msg, len,
+					 "log %s is inside the writable root %s, where the step could rewrite it; "
+					 "put it outside (for example under $RUNNER_TEMP)",
+					 path, s->roots->v[i].resolved);
+				free(path);
+				return -EPERM;
+			}
+	}
+	*out = path;
+	return 0;
+}
+
+static void start_line(const struct run_state *st)
+{
+	const struct sg_step_ctx *s = st->s;
+	char g[256], a[256];
+
+	fprintf(stderr, "stepguard: step %s: write filter %s (Landlock ABI %d), seccomp",
+		s->o->step ? s->o->step : "-", backend_name(st), st->conf.ll.abi);
+	if (st->conf.why[0] && s->o->verbose)
+		fprintf(stderr, " [eBPF: %s]", st->conf.why);
+	fprintf(stderr, "; not covered: %s", sg_gaps_str(st->conf.gaps, g, sizeof(g)));
+	if (st->conf.gaps & st->conf.accepted)
+		fprintf(stderr, " (accepted by policy: %s)",
+			sg_gaps_str(st->conf.gaps & st->conf.accepted, a, sizeof(a)));
+	fprintf(stderr, "; user %s\n", s->user->name[0] ? s->user->name : "?");
+	if (s->o->verbose)
+		for (size_t i = 0; i < s->roots->n; i++)
+			if (s->roots->v[i].fd >= 0)
+				fprintf(stderr, "stepguard:   writable: %s (%s)\n",
+					s->roots->v[i].resolved, s->roots->v[i].what);
+}
+
+int sg_step_run(struct sg_step_ctx *s)
+{
+	struct run_state st;
+	struct sg_child_ops ops;
+	char msg[1024] = "", *path = NULL;
+	int r, status = 0, code;
+
+	memset(&st, 0, sizeof(st));
+	st.s = s;
+	st.log.fd = -1;
+
+	r = log_path(s, &path, msg, sizeof(msg));
+	if (r < 0) {
+		fprintf(stderr, "stepguard: %s\n", r == -ENOMEM ? "out of memory" : msg);
+		return SG_EXIT_USAGE;
+	}
+	r = sg_log_open(&st.log, path, s->o->step, s->env);
+	if (r < 0) {
+		fprintf(stderr, "stepguard: cannot open the log %s: %s; the step was not run\n", path,
+			strerror(-r));
+		free(path);
+		return SG_EXIT_CONFINE;
+	}
+	free(path);
+
+	r = sg_confine_prepare(&st.conf, s->p, s->eff->filter, s->eff->mode, s->roots, msg,
+			       sizeof(msg));
+	if (r < 0) {
+		fprintf(stderr, "stepguard: %s\nstepguard: the step was not run\n", msg);
+		code = SG_EXIT_CONFINE;
+		goto out;
+	}
+	r = sg_user_drop(s->user);
+	if (r < 0) {
+		fprintf(stderr, "stepguard: cannot become user %s: %s; the step was not run\n",
+			s->user->name, strerror(-r));
+		code = SG_EXIT_CONFINE;
+		goto out;
+	}
+	if (!s->o->quiet)
+		start_line(&st);
+
+	ops = (struct sg_child_ops){ step_confine_child, started, watch_fd, ready, &st };
+	code = sg_spawn(s->o->argv, s->env, &ops, &status, msg, sizeof(msg));
+	if (msg[0])
+		fprintf(stderr, "stepguard: %s\n", msg);
+	if (st.pid > 0) {
+		json_object *rec = json_object_new_object();
+
+		json_object_object_add(rec, "pid", json_object_new_int64(st.pid));
+		if (WIFEXITED(status))
+			json_object_object_add(rec, "status", json_object_new_int(WEXITSTATUS(status)));
+		else if (WIFSIGNALED(status))
+			json_object_object_add(rec, "signal", json_object_new_int(WTERMSIG(status)));
+		json_object_object_add(rec, "exit", json_object_new_int(code));
+		json_object_object_add(rec, "denials", json_object_new_int64((int64_t)st.denials));
+		json_object_object_add(rec, "lost", json_object_new_int(0));
+		json_object_object_add(rec, "backend", json_object_new_string(backend_name(&st)));
+		json_object_object_add(rec, "policy_digest",
+				       json_object_new_string(s->policy_digest));
+		sg_log_write(&st.log, "end", rec);
+	}
+out:
+	if (st.sup)
+		sg_supervisor_free(st.sup);
+	sg_confine_free(&st.conf);
+	sg_log_close(&st.log);
+	return code;
+}
+
+int sg_policy_digest(const struct sg_policy *p, char *buf, size_t len)
+{
+	struct sha256_ctx ctx;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	char *text = NULL;
+	size_t n = 0, o;
+	FILE *f = open_memstream(&text, &n);
+
+	if (!f)
+		return -ENOMEM;
+	/* Without origins: the same rules give the same digest wherever they live. */
+	sg_policy_dump(p, f, false);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	sha256_init(&ctx);
+	sha256_update(&ctx, n, (const uint8_t *)text);
+	sha256_digest(&ctx, sizeof(d), d);
+	free(text);
+	o = (size_t)snprintf(buf, len, "sha256:");
+	for (size_t i = 0; i < sizeof(d) && o + 2 < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%02x", d[i]);
+	return 0;
+}

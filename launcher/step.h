@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* step.h — run one confined step (see step.c for the order and why). */
+#ifndef STEPGUARD_STEP_H
+#define STEPGUARD_STEP_H
+
+#include "launcher/options.h"
+#include "launcher/roots.h"
+#include "launcher/user.h"
+#include "policy/policy.h"
+
+struct sg_step_ctx {
+	const struct sg_options *o;
+	const struct sg_policy *p;
+	const struct sg_settings *eff;
+	const struct sg_roots *roots;
+	const struct sg_user *user;
+	char **env;                /* the step's environment */
+	const char *policy_digest; /* "sha256:..." */
+};
+
+/* Prints its own errors; returns stepguard's exit status. */
+int sg_step_run(struct sg_step_ctx *s);
+
+/* sha256 of the merged policy's canonical dump, as "sha256:HEX". */
+int sg_policy_digest(const struct sg_policy *p, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stepguard supervisor — the filter rules and the listener.
+ *
+ * The step's filter sends the calls Landlock does not mediate to
+ * stepguard; this file adds those rules, checks at start that the kernel
+ * has everything the supervisor needs (refusing to start otherwise, never
+ * running with a hole), receives each notification and sends the answer.
+ * What happens in between is in supervisor_ops.c.
+ *
+ * It never answers SECCOMP_USER_NOTIF_FLAG_CONTINUE.  CONTINUE lets the
+ * kernel run the step's call as the step made it: the kernel then reads
+ * the path from the step's memory and looks it up again, and a second
+ * thread of the step can swap the path, or a symlink in it, between our
+ * check and that lookup.  So the supervisor performs allowed calls itself,
+ * on the descriptor it resolved and judged, and answers with their result.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "launcher/supervisor_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+
+#define CALL(n, k, dfd, p, f, at, x1, x2, x3, x4, nf, tm)                     \
+	{ .name = (n), .kind = (k), .dirfd = (dfd), .path = (p), .fd = (f),    \
+	  .atflags = (at), .a1 = (x1), .a2 = (x2), .a3 = (x3), .a4 = (x4),     \
+	  .nofollow = (nf), .times = (tm) }
+
+/*
+ * Argument positions, from the kernel's SYSCALL_DEFINEs.  The 32-bit
+ * variants (chown32, utimensat_time64, truncate64...) are not here: their
+ * layouts differ, and sg_supervisor_add_rules() refuses to run on a
+ * 32-bit architecture.
+ */
+const struct sg_call sg_calls[] = {
+	/*    name            kind              dfd path fd  at  a1  a2  a3  a4  nofollow times */
+	CALL("chmod",        SG_K_CHMOD,       -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
+	CALL("fchmod",       SG_K_CHMOD,       -1, -1, 0, -1, 1, -1, -1, -1, false, SG_T_NONE),
+	CALL("fchmodat",     SG_K_CHMOD,        0, 1, -1, -1, 2, -1, -1, -1, false, SG_T_NONE),
+	CALL("fchmodat2",    SG_K_CHMOD,        0, 1, -1, 3, 2, -1, -1, -1, false, SG_T_NONE),
+	CALL("chown",        SG_K_CHOWN,       -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
+	CALL("lchown",       SG_K_CHOWN,       -1, 0, -1, -1, 1, 2, -1, -1, true, SG_T_NONE),
+	CALL("fchown",       SG_K_CHOWN,       -1, -1, 0, -1, 1, 2, -1, -1, false, SG_T_NONE),
+	CALL("fchownat",     SG_K_CHOWN,        0, 1, -1, 4, 2, 3, -1, -1, false, SG_T_NONE),
+	CALL("utime",        SG_K_UTIMES,      -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_UTIMBUF),
+	CALL("utimes",       SG_K_UTIMES,      -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_TIMEVAL),
+	CALL("futimesat",    SG_K_UTIMES,       0, 1, -1, -1, 2, -1, -1, -1, false, SG_T_TIMEVAL),
+	CALL("utimensat",    SG_K_UTIMES,       0, 1, -1, 3, 2, -1, -1, -1, false, SG_T_TIMESPEC),
+	CALL("setxattr",     SG_K_SETXATTR,    -1, 0, -1, -1, 1, 2, 3, 4, false, SG_T_NONE),
+	CALL("lsetxattr",    SG_K_SETXATTR,    -1, 0, -1, -1, 1, 2, 3, 4, true, SG_T_NONE),
+	CALL("fsetxattr",    SG_K_SETXATTR,    -1, -1, 0, -1, 1, 2, 3, 4, false, SG_T_NONE),
+	CALL("removexattr",  SG_K_REMOVEXATTR, -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
+	CALL("lremovexattr", SG_K_REMOVEXATTR, -1, 0, -1, -1, 1, -1, -1, -1, true, SG_T_NONE),
+	CALL("fremovexattr", SG_K_REMOVEXATTR, -1, -1, 0, -1, 1, -1, -1, -1, false, SG_T_NONE),
+	CALL("truncate",     SG_K_TRUNCATE,    -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
+	CALL("open",         SG_K_OPEN,        -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
+	CALL("openat",       SG_K_OPEN,         0, 1, -1, -1, 2, 3, -1, -1, false, SG_T_NONE),
+};
+const size_t sg_n_calls = sizeof(sg_calls) / sizeof(sg_calls[0]);
+
+const char *sg_kind_op(enum sg_kind k)
+{
+	switch (k) {
+	case SG_K_CHMOD:       return "chmod";
+	case SG_K_CHOWN:       return "chown";
+	case SG_K_UTIMES:      return "utimes";
+	case SG_K_SETXATTR:    return "setxattr";
+	case SG_K_REMOVEXATTR: return "removexattr";
+	case SG_K_TRUNCATE:
+	case SG_K_OPEN:        return "truncate";
+	default:               return "unknown";
+	}
+}
+
+/* Landlock answers a refused truncation EACCES; metadata calls get EPERM. */
+int sg_kind_refusal(enum sg_kind k)
+{
+	return k == SG_K_TRUNCATE || k == SG_K_OPEN ? EACCES : EPERM;
+}
+
+/*
+ * Calls refused with ENOSYS rather than supervised.  Their arguments sit
+ * in a structure we would have to copy and interpret (openat2's open_how,
+ * setxattrat's xattr_args, file_setattr's file_attr), and libc and tools
+ * treat ENOSYS as "older kernel" and fall back to calls we do supervise
+ * (openat, setxattr/lsetxattr).  file_setattr (6.17) sets inode flags and
+ * project ids, metadata Landlock does not mediate either; its fallback, the
+ * FS_IOC_FSSETXATTR ioctl, is a gap of its own (docs/supervisor.md, Limits).  A name this libseccomp cannot
+ * resolve already gets ENOSYS from sg_seccomp_build()'s guard above its
+ * table.
+ */
+static const char *const sg_enosys_always[] = {
+	"setxattrat", "removexattrat", "file_setattr", NULL,
+};
+
+static int sg_rule(scmp_filter_ctx ctx, uint32_t action, int nr,
+		   unsigned int n_args, const struct scmp_arg_cmp *cmp)
+{
+	int r = seccomp_rule_add_array(ctx, action, nr, n_args, cmp);
+
+	/*
+	 * A syscall that already has an unconditional rule keeps it:
+	 * libseccomp 2.5 drops the new rule and returns 0, other versions
+	 * say -EEXIST.  Here that is a policy [seccomp] deny of the same
+	 * call, and a refusal is stricter than supervision, so keep it
+	 * either way (the unit test checks the exported filter).
+	 */
+	return r == -EEXIST ? 0 : r;
+}
+
+static int sg_add_open_rules(scmp_filter_ctx ctx)
+{
+	/*
+	 * Landlock checks write_file when a file is opened for writing, and
+	 * the kernel truncates only after that check, so O_WRONLY|O_TRUNC and
+	 * O_RDWR|O_TRUNC are already refused outside the roots.  The hole is
+	 * an access mode without FMODE_WRITE: O_RDONLY (0), and 3, which
+	 * opens for ioctls only.  O_PATH makes the kernel ignore O_TRUNC.  So
+	 * notify exactly flags & (O_ACCMODE|O_TRUNC|O_PATH) == O_TRUNC | mode
+	 * for mode 0 and 3: fopen("w") and creat() never reach stepguard.
+	 * The kernel reads the flags as an int; the mask lies in the low 32
+	 * bits, so junk above them changes nothing.
+	 */
+	static const uint64_t mask = O_ACCMODE | O_TRUNC | O_PATH;
+	static const uint64_t want[] = { O_TRUNC, O_TRUNC | O_ACCMODE };
+	int r;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct scmp_arg_cmp open_cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, mask, want[i]);
+		struct scmp_arg_cmp openat_cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, mask, want[i]);
+		int nr = seccomp_syscall_resolve_name("open");
+
+		/* arm64 and the other generic-table arches have no open(2). */
+		if (nr >= 0) {
+			r = sg_rule(ctx, SCMP_ACT_NOTIFY, nr, 1, &open_cmp);
+			if (r < 0)
+				return r;
+		}
+		r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &openat_cmp);
+		if (r < 0)
+			return r;
+	}
+
+	/*
+	 * An argument rule makes every openat run the filter instead of the
+	 * kernel's allow cache: put it first, as seccomp.c does for ioctl.
+	 */
+	r = seccomp_syscall_priority(ctx, SCMP_SYS(openat), 254);
+	if (r == 0 && seccomp_syscall_resolve_name("open") >= 0)
+		r = seccomp_syscall_priority(ctx, seccomp_syscall_resolve_name("open"), 253);
+	return r;
+}
+
+/*
+ * A step must not stack a user-notification filter of its own.  Of several
+ * filters that answer USER_NOTIF, the kernel notifies only the newest one's
+ * listener, and a CONTINUE from it runs the call without asking ours: the
+ * step would answer its own chmod.  (A patch from late 2025, "seccomp:
+ * handle multiple listeners case", makes the kernel ask every listener in
+ * turn; kernels without it are common.)  A filter without a listener cannot
+ * notify at all (the kernel answers ENOSYS), so refusing
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER is enough; filters without it (a CLI's
+ * own sandbox) load as before.  The kernel reads the flags as an unsigned
+ * int: the mask lies in the low half.
+ */
+static int sg_add_listener_rule(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_MASKED_EQ,
+					  SECCOMP_FILTER_FLAG_NEW_LISTENER,
+					  SECCOMP_FILTER_FLAG_NEW_LISTENER);
+
+	return sg_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1, &cmp);
+}
+
+int sg_supervisor_add_rules(scmp_filter_ctx ctx, int landlock_abi)
+{
+	int r;
+
+	if (!ctx)
+		return -EINVAL;
+	/* The argument layouts in supervisor_ops.c are the 64-bit ones. */
+	if (sizeof(long) != 8)
+		return -EOPNOTSUPP;
+	/* API level 5: SCMP_ACT_NOTIFY, in both libseccomp and the kernel. */
+	if (seccomp_api_get() < 5)
+		return -EOPNOTSUPP;
+
+	for (size_t i = 0; i < sg_n_calls; i++) {
+		const struct sg_call *c = &sg_calls[i];
+		int nr;
+
+		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE)
+			continue;
+		nr = seccomp_syscall_resolve_name(c->name);
+		if (nr < 0) /* not on this architecture (chmod on arm64) */
+			continue;
+		r = sg_rule(ctx, SCMP_ACT_NOTIFY, nr, 0, NULL);
+		if (r < 0)
+			return r;
+	}
+
+	r = sg_add_listener_rule(ctx);
+	if (r < 0)
+		return r;
+
+	for (const char *const *p = sg_enosys_always; *p; p++) {
+		int nr = seccomp_syscall_resolve_name(*p);
+
+		if (nr < 0)
+			continue;
+		r = sg_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0, NULL);
+		if (r < 0)
+			return r;
+	}
+
+	/* From ABI 3 Landlock mediates truncation itself: keep opens cheap. */
+	if (landlock_abi >= 3)
+		return 0;
+
+	r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(truncate), 0, NULL);
+	if (r < 0)
+		return r;
+	r = sg_add_open_rules(ctx);
+	if (r < 0)
+		return r;
+	/*
+	 * openat2 carries its flags in memory, where no filter can look, and
+	 * supervising every openat2 would mean replaying every open with its
+	 * RESOLVE_* flags.  ENOSYS sends its users (systemd, runc, libpathrs)
+	 * to their openat fallback, which the rules above see.
+	 */
+	return sg_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
+}
+
+/* ---- start ---------------------------------------------------------- */
+
+/*
+ * SECCOMP_ADDFD_FLAG_SEND (5.14) installs a descriptor and answers the call
+ * with its number in one step; without it, the step could see the number
+ * before the descriptor exists, or a signal could leave a descriptor
+ * behind.  Probe it without a notification: the kernel checks the flags
+ * before it looks at srcfd, so a known flag gets EBADF for srcfd -1, an
+ * unknown one (or no ADDFD at all, before 5.9) EINVAL.
+ */
+static int sg_probe_addfd_send(int listener)
+{
+	struct seccomp_notif_addfd a = {
+		.id = 0,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)-1,
+	};
+
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a) == 0)
+		return -EIO; /* cannot succeed with srcfd -1 */
+	return errno == EBADF ? 0 : -EOPNOTSUPP;
+}
+
+/* openat2 (5.6) and pidfd_open/pidfd_getfd (5.6), on ourselves. */
+static int sg_probe_calls(int listener)
+{
+	_cleanup_close_ int root = -1, pidfd = -1, dup = -1;
+
+	root = sg_openat2(AT_FDCWD, "/", O_PATH | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
+	if (root < 0)
+		return root == -ENOSYS ? -EOPNOTSUPP : root;
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
+	dup = (int)syscall(SYS_pidfd_getfd, pidfd, listener, 0);
+	if (dup < 0)
+		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
+	return 0;
+}
+
+/*
+ * The descriptor must be a seccomp listener: the launcher receives it from
+ * a socket, and answering notifications on anything else would be a bug
+ * that fails open.  /proc must be mounted: the supervisor reads the step
+ * through it and acts through /proc/self/fd.
+ */
+static int sg_check_listener(int fd)
+{
+	char p[SG_FD_PATH_MAX], name[64];
+	struct statfs sf;
+	ssize_t n;
+
+	if (statfs("/proc/self/fd", &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)
+		return -EOPNOTSUPP;
+	n = readlink(sg_fd_path(p, fd), name, sizeof(name) - 1);
+	if (n < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	name[n] = '\0';
+	return strcmp(name, "anon_inode:seccomp notify") == 0 ? 0 : -EINVAL;
+}
+
+static int sg_take_roots(struct sg_supervisor *s, const struct sg_root *roots,
+			 size_t n)
+{
+	if (n && !roots)
+		return -EINVAL;
+	s->roots = calloc(n ? n : 1, sizeof(*s->roots));
+	if (!s->roots)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct sg_sup_root *r = &s->roots[i];
+		struct stat st;
+
+		r->fd = -1;
+		if (roots[i].fd < 0 || fstat(roots[i].fd, &st) < 0)
+			return -EINVAL;
+		/* Same refusal as the Landlock backend: a rule on a link is a mistake. */
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+		/*
+		 * Our own duplicate keeps the inode alive, so its number cannot
+		 * be reused by another file while we judge by it.
+		 */
+		r->fd = fcntl(roots[i].fd, F_DUPFD_CLOEXEC, 3);
+		if (r->fd < 0)
+			return -errno;
+		s->n_roots = i + 1;
+		r->dev = st.st_dev;
+		r->ino = st.st_ino;
+		r->dir = S_ISDIR(st.st_mode);
+		r->device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+	}
+	return 0;
+}
+
+static int sg_alloc_bufs(struct sg_supervisor *s)
+{
+	struct seccomp_notif_sizes sz;
+
+	/* The kernel's structures may be larger than our headers' (newer kernel). */
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sz) < 0)
+		return -errno;
+	s->req_size = sz.seccomp_notif > sizeof(*s->req) ? sz.seccomp_notif
+							 : sizeof(*s->req);
+	s->resp_size = sz.seccomp_notif_resp > sizeof(*s->resp)
+			       ? sz.seccomp_notif_resp : sizeof(*s->resp);
+	s->req = calloc(1, s->req_size);
+	s->resp = calloc(1, s->resp_size);
+	return s->req && s->resp ? 0 : -ENOMEM;
+}
+
+int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
+		      const struct sg_root *roots, size_t n_roots,
+		      int landlock_abi)
+{
+	_cleanup_close_ int listener = listener_fd;
+	_cleanup_close_ int self = -1;
+	struct sg_supervisor *s;
+	int r;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (sizeof(long) != 8)
+		return -EOPNOTSUPP;
+	if (listener < 0)
+		return -EBADF;
+
+	r = sg_check_listener(listener);
+	if (r == 0)
+		r = sg_probe_addfd_send(listener);
+	if (r == 0)
+		r = sg_probe_calls(listener);
+	if (r < 0)
+		return r;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->listener = -1;
+	s->abi = landlock_abi;
+	s->page_size = sysconf(_SC_PAGESIZE);
+	s->arch = seccomp_arch_native();
+
+	r = sg_take_roots(s, roots, n_roots);
+	if (r == 0)
+		r = sg_alloc_bufs(s);
+	if (r == 0) {
+		s->nr = calloc(sg_n_calls, sizeof(*s->nr));
+		if (!s->nr)
+			r = -ENOMEM;
+	}
+	if (r == 0) {
+		/* Who we are and where our paths start: compared per call. */
+		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		r = self < 0 ? -errno : sg_creds_read(self, &s->self);
+		if (r == 0)
+			r = sg_view_read(self, &s->view);
+	}
+	if (r < 0) {
+		sg_supervisor_free(s);
+		return r;
+	}
+	for (size_t i = 0; i < sg_n_calls; i++)
+		s->nr[i] = seccomp_syscall_resolve_name(sg_calls[i].name);
+
+	s->listener = steal_fd(&listener);
+	*out = s;
+	return 0;
+}
+
+int sg_supervisor_fd(const struct sg_supervisor *s)
+{
+	return s ? s->listener : -EBADF;
+}
+
+unsigned long sg_supervisor_count(const struct sg_supervisor *s)
+{
+	return s ? s->count : 0;
+}
+
+void sg_supervisor_free(struct sg_supervisor *s)
+{
+	if (!s)
+		return;
+	if (s->listener >= 0)
+		close(s->listener);
+	for (size_t i = 0; i < s->n_roots; i++)
+		if (s->roots[i].fd >= 0)
+			close(s->roots[i].fd);
+	free(s->roots);
+	free(s->req);
+	free(s->resp);
+	free(s->nr);
+	free(s);
+}
+
+/* ---- one notification ------------------------------------------------ */
+
+/* -ENOENT: the call is gone (a signal, or the task died); else 0 or fatal. */
+static int sg_send(struct sg_supervisor *s, uint64_t id, const struct sg_reply *rep)
+{
+	struct seccomp_notif_resp *resp = s->resp;
+
+	memset(resp, 0, s->resp_size);
+	resp->id = id;
+	resp->error = rep->error ? -rep->error : 0;
+	resp->val = rep->error ? 0 : rep->val;
+	resp->flags = 0; /* never SECCOMP_USER_NOTIF_FLAG_CONTINUE */
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
+		return 0;
+	return -errno;
+}
+
+/*
+ * Install our descriptor in the step and answer with its number, in one
+ * ioctl.  If the install fails (the step's table is full), the kernel
+ * leaves the call pending, and we answer it with that error.
+ */
+static int sg_send_fd_reply(struct sg_supervisor *s, uint64_t id,
+			    struct sg_reply *rep)
+{
+	struct seccomp_notif_addfd a = {
+		.id = id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.srcfd = (uint32_t)rep->addfd,
+		.newfd_flags = rep->addfd_flags,
+	};
+	int r = ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+
+	if (r >= 0)
+		return 0;
+	if (errno == ENOENT)
+		return -ENOENT;
+	rep->error = errno;
+	return sg_send(s, id, rep);
+}
+
+int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
+{
+	struct pollfd p = { .fd = s ? s->listener : -1, .events = POLLIN };
+	struct sg_reply rep = { .addfd = -1 };
+	const struct seccomp_data *d;
+	const struct sg_call *c = NULL;
+	struct sg_target t;
+	int r, ret;
+
+	if (!s || !ev)
+		return -EINVAL;
+
+	/*
+	 * RECV blocks while nothing is pending, so look first: a caller
+	 * woken by POLLHUP alone (every task under the filter has exited)
+	 * gets 0, not a hang.
+	 */
+	r = poll(&p, 1, 0);
+	if (r < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (p.revents & POLLNVAL)
+		return -EBADF;
+	if (!(p.revents & POLLIN))
+		return 0;
+
+	memset(s->req, 0, s->req_size); /* the kernel wants it zeroed */
+	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, s->req) < 0) {
+		/* ENOENT: the caller died between poll and receive. */
+		if (errno == EINTR || errno == ENOENT)
+			return 0;
+		return -errno;
+	}
+	s->count++;
+	d = &s->req->data;
+
+	if (d->arch == s->arch)
+		for (size_t i = 0; i < sg_n_calls; i++)
+			if (s->nr[i] >= 0 && s->nr[i] == d->nr)
+				c = &sg_calls[i];
+
+	ret = 0;
+	if (!c) {
+		/*
+		 * Only our rules notify this listener; anything else is a bug
+		 * in the filter.  Refuse it, and say so.
+		 */
+		memset(ev, 0, sizeof(*ev));
+		snprintf(ev->op, sizeof(ev->op), "nr:%d", d->nr);
+		ev->pid = (pid_t)s->req->pid;
+		ev->result = -ENOSYS;
+		ev->why = SG_SUP_FAILED;
+		rep.error = ENOSYS;
+		ret = 1;
+	} else {
+		r = sg_target_open(&t, s, s->req->id, (pid_t)s->req->pid);
+		if (r == -ESRCH) {
+			rep.gone = true;
+		} else if (r < 0) {
+			memset(ev, 0, sizeof(*ev));
+			snprintf(ev->op, sizeof(ev->op), "%s", sg_kind_op(c->kind));
+			ev->pid = (pid_t)s->req->pid;
+			ev->result = -sg_kind_refusal(c->kind);
+			ev->why = SG_SUP_FAILED;
+			rep.error = -ev->result;
+			ret = 1;
+		} else {
+			ret = sg_sup_run(&t, c, d, ev, &rep);
+		}
+		sg_target_close(&t);
+	}
+
+	if (rep.gone) {
+		if (rep.addfd >= 0)
+			close(rep.addfd);
+		return ret;
+	}
+	if (rep.addfd >= 0) {
+		r = sg_send_fd_reply(s, s->req->id, &rep);
+		close(rep.addfd);
+	} else {
+		r = sg_send(s, s->req->id, &rep);
+	}
+	/* The step was interrupted or died while we worked: no one to answer. */
+	if (r == -ENOENT)
+		r = 0;
+	return r < 0 ? r : ret;
+}

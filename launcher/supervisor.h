@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stepguard — the seccomp user-notification supervisor.
+ *
+ * Landlock does not mediate chmod, chown, utimes/utimensat or xattr
+ * changes, and before ABI 3 it does not mediate truncate(2) nor
+ * open(O_RDONLY|O_TRUNC).  The step's seccomp filter sends exactly those
+ * calls to stepguard (the step's parent), which resolves the object the way
+ * the kernel would, decides whether it lies beneath a writable root, and
+ * then either performs the call itself on that very object and hands the
+ * result back, or refuses it.  It never lets the kernel run the step's own
+ * call (no SECCOMP_USER_NOTIF_FLAG_CONTINUE): a path checked by one process
+ * and then looked up again by another can be swapped in between.
+ *
+ * Conventions: functions return -errno and never print.  docs/supervisor.md
+ * describes the mechanism, the decision rule, the failure behaviour and the
+ * limits.
+ *
+ * How the launcher uses it (see docs/supervisor.md, "Wiring"):
+ *
+ *   child:  no_new_privs; write filter; sg_seccomp_build();
+ *           sg_supervisor_add_rules(ctx, abi); sg_seccomp_load(ctx);
+ *           sg_send_fd(sock, seccomp_notify_fd(ctx)); close both; execve.
+ *   parent: fd = sg_recv_fd(sock); sg_supervisor_new(&s, fd, roots, n, abi);
+ *           poll(sg_supervisor_fd(s), POLLIN) -> sg_supervisor_handle(s, &ev)
+ *           until POLLHUP (every task under the filter has exited).
+ */
+#ifndef SG_LAUNCHER_SUPERVISOR_H
+#define SG_LAUNCHER_SUPERVISOR_H
+
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "launcher/landlock.h"
+
+/*
+ * Add the user-notification rules to a filter built by sg_seccomp_build():
+ * the metadata calls on every ABI (constant action, no argument filter),
+ * and on landlock_abi < 3 (0 or negative: no Landlock at all) truncate(2)
+ * and the open(2)/openat(2) calls whose flags combine O_TRUNC with an
+ * access mode that Landlock does not check (read-only, or 3).  Calls that
+ * the supervisor cannot read the arguments of (openat2 before ABI 3,
+ * setxattrat, removexattrat, file_setattr) are answered ENOSYS so libc
+ * falls back to the calls above.  A name libseccomp does not know adds no
+ * rule: its number lies above libseccomp's table, where sg_seccomp_build()
+ * already answers ENOSYS.
+ *
+ * seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER is refused (EPERM): a
+ * listener of the step's own could answer CONTINUE before ours is asked.
+ *
+ * A call the filter already refuses (policy [seccomp] deny) keeps its
+ * refusal.  0 or -errno (-EOPNOTSUPP: libseccomp or the kernel lacks user
+ * notification, or this is not a 64-bit architecture).
+ */
+int sg_supervisor_add_rules(scmp_filter_ctx ctx, int landlock_abi);
+
+/* Why a call was refused (sg_sup_event.why). */
+enum sg_sup_why {
+	SG_SUP_OUTSIDE = 1,  /* resolved, and not beneath any writable root */
+	SG_SUP_UNRESOLVED,   /* the path needs a /proc magic link (or loops):
+	                      * not resolved, answered -ELOOP */
+	SG_SUP_FOREIGN,      /* the step changed its credentials, root or mount
+	                      * namespace: the supervisor will not act for it */
+	SG_SUP_FAILED,       /* the supervisor could not read the step's state
+	                      * or act (fail closed) */
+};
+
+struct sg_sup_event {
+	char op[16];        /* chmod, chown, utimes, setxattr, removexattr,
+	                     * truncate, create */
+	pid_t pid;          /* process (thread group) id, in stepguard's pid
+	                     * namespace; the thread id if it could not be read */
+	char path[4096];    /* the object as resolved (absolute); the path as
+	                     * the step gave it when nothing was resolved */
+	bool path_truncated; /* path did not fit and ends early: never silent */
+	int result;         /* -errno answered to the step */
+	int why;            /* enum sg_sup_why */
+};
+
+struct sg_supervisor;
+
+/*
+ * Takes ownership of listener_fd (closed by sg_supervisor_free(), and on
+ * failure).  roots: the writable roots, O_PATH descriptors the launcher
+ * opened once; the supervisor keeps duplicates, so the caller may close
+ * its own.  landlock_abi: as given to sg_supervisor_add_rules().
+ *
+ * Probes what the supervisor needs and refuses to start without it:
+ * -EOPNOTSUPP when the kernel lacks SECCOMP_ADDFD_FLAG_SEND (5.14), openat2
+ * (5.6), pidfd_open/pidfd_getfd (5.6), or /proc is not mounted; -EINVAL
+ * when listener_fd is not a seccomp listener or a root is not an O_PATH
+ * descriptor of an existing object.
+ *
+ * The supervisor acts with the calling process's credentials: create it
+ * after stepguard has dropped to the step's user.
+ */
+int sg_supervisor_new(struct sg_supervisor **s, int listener_fd,
+		      const struct sg_root *roots, size_t n_roots,
+		      int landlock_abi);
+
+/* Poll for POLLIN.  POLLHUP alone: no task is left under the filter. */
+int sg_supervisor_fd(const struct sg_supervisor *s);
+
+/*
+ * Handle one notification (returns at once if none is pending).
+ * 1: the call was refused and *ev describes it, for the log;
+ * 0: nothing to log (allowed and done, or the caller went away);
+ * -errno: the listener itself failed; the caller must kill the step,
+ *         because its notified calls can no longer be answered.
+ * Every notification received is answered; never with CONTINUE.
+ */
+int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev);
+
+void sg_supervisor_free(struct sg_supervisor *s);
+
+/* Number of notifications handled so far (for tests and the end record). */
+unsigned long sg_supervisor_count(const struct sg_supervisor *s);
+
+#endif /* SG_LAUNCHER_SUPERVISOR_H */

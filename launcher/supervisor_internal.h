@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stepguard — what the supervisor's files share; not for the launcher.
+ *
+ * The supervisor is split along its data flow:
+ *   supervisor.c          the listener: rules, probes, receive, answer
+ *   supervisor_target.c   reading the step's state (memory, fds, /proc)
+ *   supervisor_resolve.c  resolving a path or fd to an object, and the
+ *                         decision "beneath a writable root?"
+ *   supervisor_ops.c      decoding each call and acting on the object
+ *
+ * Internal convention, on top of -errno: -ESRCH means "the step's call is
+ * gone" (the task died, or a signal interrupted the call): there is nobody
+ * left to answer.  A failure to read the step's state records its errno in
+ * sg_target.failed, so a refusal can say the supervisor failed rather than
+ * pass the error off as the kernel's answer.
+ */
+#ifndef SG_LAUNCHER_SUPERVISOR_INTERNAL_H
+#define SG_LAUNCHER_SUPERVISOR_INTERNAL_H
+
+#include <linux/limits.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "launcher/supervisor.h"
+
+/* The kernel's own limit on symbolic links followed in one lookup. */
+#define SG_MAXSYMLINKS 40
+/* Levels the upward walk may climb before it gives up and refuses. */
+#define SG_WALK_MAX 1024
+/* Supplementary groups compared between stepguard and the step. */
+#define SG_GROUPS_MAX 1024
+
+enum sg_kind {
+	SG_K_CHMOD,
+	SG_K_CHOWN,
+	SG_K_UTIMES,
+	SG_K_SETXATTR,
+	SG_K_REMOVEXATTR,
+	SG_K_TRUNCATE,
+	SG_K_OPEN,
+};
+
+enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
+
+/*
+ * One notified system call: where its arguments are (index, or -1).
+ * a1..a4 depend on the kind: chmod (mode), chown (uid, gid), utimes
+ * (times), setxattr (name, value, size, flags), removexattr (name),
+ * truncate (length), open (flags, mode).
+ */
+struct sg_call {
+	const char *name;
+	enum sg_kind kind;
+	signed char dirfd, path, fd, atflags;
+	signed char a1, a2, a3, a4;
+	bool nofollow;        /* lchown, lsetxattr, lremovexattr */
+	enum sg_times times;
+};
+
+extern const struct sg_call sg_calls[];
+extern const size_t sg_n_calls;
+
+/* The parts of a task's credentials that file operations are checked with. */
+struct sg_creds {
+	pid_t tgid;
+	mode_t umask;
+	uid_t fsuid;
+	gid_t fsgid;
+	uint64_t cap_eff;
+	size_t n_groups;
+	gid_t groups[SG_GROUPS_MAX];  /* sorted */
+};
+
+/* Where a task's paths start: its mount namespace and root. */
+struct sg_view {
+	dev_t mnt_dev, user_dev, root_dev;
+	ino_t mnt_ino, user_ino, root_ino;
+	uint64_t root_mnt_id;
+};
+
+struct sg_sup_root {
+	dev_t dev;
+	ino_t ino;
+	bool dir;
+	bool device;
+	int fd;       /* our duplicate: keeps the inode, and its number, alive */
+};
+
+struct sg_supervisor {
+	int listener;
+	int abi;
+	uint32_t arch;
+	unsigned long count;
+	long page_size;
+	struct sg_sup_root *roots;
+	size_t n_roots;
+	struct seccomp_notif *req;
+	size_t req_size;
+	struct seccomp_notif_resp *resp;
+	size_t resp_size;
+	int *nr;               /* native number of sg_calls[i], or -1 */
+	struct sg_creds self;
+	struct sg_view view;
+};
+
+/* The task whose call is being handled. */
+struct sg_target {
+	const struct sg_supervisor *s;
+	uint64_t id;
+	pid_t tid;
+	int proc;              /* /proc/TID, O_PATH: pins that task's pid */
+	int pidfd;             /* opened on first use */
+	int failed;            /* errno of our own failure to read its state */
+	struct sg_creds creds;
+};
+
+/* A resolved object. */
+struct sg_obj {
+	int fd;                /* O_PATH (path-based) or the step's file (fd) */
+	int parent;            /* directory the last component was found in */
+	bool exists;           /* false: only parent and name (O_CREAT) */
+	struct stat st;
+	char name[NAME_MAX + 1];
+};
+
+/* What to answer. */
+struct sg_reply {
+	bool gone;             /* nobody to answer */
+	int error;             /* positive errno, 0 for success */
+	int64_t val;
+	int addfd;             /* >= 0: install this fd and return its number */
+	unsigned int addfd_flags;
+};
+
+/* resolve flags */
+#define SG_R_NOFOLLOW (1u << 0) /* do not follow a trailing symlink */
+#define SG_R_EMPTY    (1u << 1) /* AT_EMPTY_PATH */
+#define SG_R_CREATE   (1u << 2) /* a missing last component is fine */
+#define SG_R_EXCL     (1u << 3) /* O_CREAT|O_EXCL: never follow a trailing symlink */
+
+/* "/proc/self/fd/N": how to act on an O_PATH descriptor by path. */
+#define SG_FD_PATH_MAX 32
+static inline const char *sg_fd_path(char buf[SG_FD_PATH_MAX], int fd)
+{
+	snprintf(buf, SG_FD_PATH_MAX, "/proc/self/fd/%d", fd);
+	return buf;
+}
+
+/* supervisor_target.c */
+int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
+		   uint64_t id, pid_t tid);
+void sg_target_close(struct sg_target *t);
+int sg_target_valid(struct sg_target *t);
+int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
+int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
+		       size_t size);
+int sg_target_getfd(struct sg_target *t, int fd);
+int sg_target_cwd(struct sg_target *t);
+int sg_target_view(struct sg_target *t, struct sg_view *v);
+int sg_creds_read(int proc_fd, struct sg_creds *c);
+int sg_view_read(int proc_fd, struct sg_view *v);
+bool sg_creds_no_more_than(const struct sg_creds *self,
+			   const struct sg_creds *step, bool same_userns);
+
+/* supervisor_resolve.c */
+int sg_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve);
+void sg_obj_init(struct sg_obj *o);
+void sg_obj_close(struct sg_obj *o);
+int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
+		    unsigned int how, struct sg_obj *o);
+int sg_resolve_fd(struct sg_target *t, int fd, struct sg_obj *o);
+int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
+	     bool metadata);
+int sg_obj_describe(const struct sg_obj *o, char *buf, size_t size);
+
+/* supervisor_ops.c */
+const char *sg_kind_op(enum sg_kind k);   /* the log's operation name */
+int sg_kind_refusal(enum sg_kind k);      /* EPERM, or EACCES for truncation */
+int sg_sup_run(struct sg_target *t, const struct sg_call *c,
+	       const struct seccomp_data *d, struct sg_sup_event *ev,
+	       struct sg_reply *rep);
+
+#endif /* SG_LAUNCHER_SUPERVISOR_INTERNAL_H */

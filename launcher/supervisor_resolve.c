@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stepguard supervisor — from the step's path or descriptor to one object,
+ * and the decision "is it beneath a writable root?".
+ *
+ * Resolution never leaves a window: every step holds a descriptor (the
+ * start directory, the directory the last component was found in, the
+ * object itself, a symbolic link's own inode), and the supervisor later
+ * acts on the object's descriptor, never on a path looked up again.  What
+ * the step does to the tree after we opened something cannot change what we
+ * opened.
+ *
+ * The decision is by identity (st_dev, st_ino), walking up with ".." from
+ * a directory, the way Landlock walks up from a path.  docs/supervisor.md,
+ * "The decision", says why it holds while the step renames things.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "launcher/supervisor_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "launcher/cleanup.h"
+
+int sg_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = flags, .resolve = resolve };
+	int fd;
+
+	do {
+		/* EAGAIN: a concurrent rename or mount; the kernel asks us to retry. */
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	} while (fd < 0 && errno == EAGAIN);
+	return fd < 0 ? -errno : fd;
+}
+
+void sg_obj_init(struct sg_obj *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = o->parent = -1;
+}
+
+void sg_obj_close(struct sg_obj *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	if (o->parent >= 0)
+		close(o->parent);
+	o->fd = o->parent = -1;
+}
+
+static int sg_obj_take(struct sg_obj *o, int fd)
+{
+	if (fd < 0)
+		return fd;
+	o->fd = fd;
+	o->exists = true;
+	if (fstat(fd, &o->st) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The step's descriptor itself: fchmod, fchown, fsetxattr, futimens... */
+int sg_resolve_fd(struct sg_target *t, int fd, struct sg_obj *o)
+{
+	return sg_obj_take(o, sg_target_getfd(t, fd));
+}
+
+static bool sg_is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/*
+ * Split path (modified in place) into the directory part and the last
+ * component, as the kernel reads it: trailing slashes mean "must be a
+ * directory, follow a symlink", "x" lives in ".", "/x" in "/".  *last is
+ * NULL when the path is "/" itself.
+ */
+static void sg_split(char *path, const char **dir, const char **last,
+		     bool *must_dir)
+{
+	size_t n = strlen(path);
+	char *slash;
+
+	while (n > 1 && path[n - 1] == '/') {
+		path[--n] = '\0';
+		*must_dir = true;
+	}
+	if (strcmp(path, "/") == 0) {
+		*dir = "/";
+		*last = NULL;
+		return;
+	}
+	slash = strrchr(path, '/');
+	if (!slash) {
+		*dir = ".";
+		*last = path;
+	} else if (slash == path) {
+		*dir = "/";
+		*last = path + 1;
+	} else {
+		*slash = '\0';
+		*dir = path;
+		*last = slash + 1;
+	}
+}
+
+/*
+ * Resolve the step's (dirfd, path) to an object, with the kernel's rules:
+ * an absolute path starts at the root (checked equal to the step's before
+ * we get here), a relative one at the step's dirfd or working directory.
+ *
+ * The directory part goes to openat2(RESOLVE_NO_MAGICLINKS) in one call.
+ * The last component is opened O_PATH|O_NOFOLLOW, so a symbolic link is
+ * seen as itself: we read its target from that very inode (readlinkat(fd,
+ * "")) and resolve the target from the directory the link was found in,
+ * until a non-link.  That gives the directory holding the final object,
+ * which the decision needs for a file, without a second lookup.
+ *
+ * Magic links (/proc/PID/fd/N, cwd, root, exe...) are refused with ELOOP:
+ * openat2 refuses them in the directory part, and a link on procfs as the
+ * last component is refused here, since even /proc/self would name the
+ * supervisor, not the step.
+ */
+int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
+		    unsigned int how, struct sg_obj *o)
+{
+	char buf[PATH_MAX];
+	_cleanup_close_ int start = -1;
+	bool must_dir = false;
+	int links = 0;
+
+	if (path[0] == '\0') {
+		if (!(how & SG_R_EMPTY))
+			return -ENOENT;
+		if (dirfd == AT_FDCWD)
+			return sg_obj_take(o, sg_target_cwd(t));
+		return sg_resolve_fd(t, dirfd, o);
+	}
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+
+	/* The kernel ignores dirfd for an absolute path, even a bad one. */
+	if (buf[0] != '/') {
+		start = dirfd == AT_FDCWD ? sg_target_cwd(t)
+					  : sg_target_getfd(t, dirfd);
+		if (start < 0)
+			return start;
+	}
+
+	for (;;) {
+		_cleanup_close_ int parent = -1;
+		const char *dir, *last;
+		char target[PATH_MAX];
+		struct statfs sf;
+		struct stat st;
+		ssize_t n;
+		int fd;
+
+		sg_split(buf, &dir, &last, &must_dir);
+		parent = sg_openat2(dir[0] == '/' ? AT_FDCWD : start, dir,
+				    O_PATH | O_DIRECTORY | O_CLOEXEC,
+				    RESOLVE_NO_MAGICLINKS);
+		if (parent < 0)
+			return parent;
+		if (!last) /* "/" */
+			return sg_obj_take(o, steal_fd(&parent));
+		if (sg_is_dot(last))
+			return sg_obj_take(o, sg_openat2(parent, last,
+							 O_PATH | O_DIRECTORY | O_CLOEXEC,
+							 RESOLVE_NO_MAGICLINKS));
+
+		fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				RESOLVE_NO_MAGICLINKS);
+		if (fd == -ENOENT && (how & SG_R_CREATE)) {
+			/* open("new/", O_CREAT) is EISDIR in the kernel too. */
+			if (must_dir)
+				return -EISDIR;
+			if (strlen(last) >= sizeof(o->name))
+				return -ENAMETOOLONG;
+			strcpy(o->name, last);
+			o->parent = steal_fd(&parent);
+			o->exists = false;
+			return 0;
+		}
+		if (fd < 0)
+			return fd;
+		if (fstat(fd, &st) < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+
+		/*
+		 * Follow a trailing symlink unless told not to; a trailing
+		 * slash forces following, O_CREAT|O_EXCL forbids it (the
+		 * kernel then answers EEXIST, which the caller does).
+		 */
+		if (!S_ISLNK(st.st_mode) ||
+		    (!must_dir && (how & (SG_R_NOFOLLOW | SG_R_EXCL)))) {
+			if (must_dir && !S_ISDIR(st.st_mode)) {
+				close(fd);
+				return -ENOTDIR;
+			}
+			if (strlen(last) < sizeof(o->name))
+				strcpy(o->name, last);
+			o->parent = steal_fd(&parent);
+			o->fd = fd;
+			o->st = st;
+			o->exists = true;
+			return 0;
+		}
+
+		if (++links > SG_MAXSYMLINKS ||
+		    fstatfs(fd, &sf) < 0 || sf.f_type == PROC_SUPER_MAGIC) {
+			close(fd);
+			return -ELOOP;
+		}
+		n = readlinkat(fd, "", target, sizeof(target));
+		close(fd);
+		if (n < 0)
+			return -errno;
+		if ((size_t)n >= sizeof(target))
+			return -ENAMETOOLONG;
+		if (n == 0)
+			return -ENOENT;
+		target[n] = '\0';
+		memcpy(buf, target, (size_t)n + 1);
+		/* A relative target continues from where the link was found. */
+		if (buf[0] != '/') {
+			if (start >= 0)
+				close(start);
+			start = steal_fd(&parent);
+		}
+	}
+}
+
+/* ---- the decision --------------------------------------------------- */
+
+static bool sg_same(const struct stat *a, dev_t dev, ino_t ino)
+{
+	return a->st_dev == dev && a->st_ino == ino;
+}
+
+static bool sg_is_dir_root(const struct sg_supervisor *s, const struct stat *st)
+{
+	for (size_t i = 0; i < s->n_roots; i++)
+		if (s->roots[i].dir && sg_same(st, s->roots[i].dev, s->roots[i].ino))
+			return true;
+	return false;
+}
+
+/*
+ * Is this directory a directory root or beneath one?  Walk up with "..",
+ * which the kernel resolves across mount points to the parent mount and
+ * stops at our root (the step's, checked equal): the walk ends where ".."
+ * is the directory itself.  A walk that runs out of levels refuses: an
+ * answer we could not finish is not "inside".
+ */
+static int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
+{
+	_cleanup_close_ int owned = -1;
+	int cur = dirfd;
+	struct stat st;
+
+	if (fstat(cur, &st) < 0)
+		return -errno;
+	for (int i = 0; i < SG_WALK_MAX; i++) {
+		struct stat up;
+		int fd;
+
+		if (sg_is_dir_root(s, &st))
+			return 1;
+		fd = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &up) < 0) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+		if (owned >= 0)
+			close(owned);
+		owned = cur = fd;
+		if (sg_same(&up, st.st_dev, st.st_ino))
+			return 0;
+		st = up;
+	}
+	return 0;
+}
+
+/*
+ * A non-directory reached through a descriptor: find the directory that
+ * holds it.  /proc/self/fd/N names the path it was opened by; open that
+ * path's directory without following any link (the name is canonical, so
+ * a link in it means someone changed the tree since), and accept it only
+ * if it really has an entry with the object's identity.  Then judge that
+ * directory.
+ */
+static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *o)
+{
+	char link[SG_FD_PATH_MAX], p[PATH_MAX];
+	_cleanup_close_ int parent = -1;
+	const char *base;
+	struct stat st;
+	char *slash;
+	ssize_t n;
+
+	/*
+	 * No name anywhere (unlinked, O_TMPFILE, memfd): no file outside the
+	 * roots can be changed through it.  An O_TMPFILE can only get a name
+	 * where Landlock lets the step create one: inside.
+	 */
+	if (o->st.st_nlink == 0)
+		return 1;
+	n = readlink(sg_fd_path(link, o->fd), p, sizeof(p));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(p))
+		return -ENAMETOOLONG;
+	p[n] = '\0';
+	/* pipe:[N], socket:[N], anon_inode:...: not in any directory tree. */
+	if (p[0] != '/')
+		return 1;
+
+	slash = strrchr(p, '/');
+	base = slash + 1;
+	if (slash == p)
+		parent = sg_openat2(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	else {
+		*slash = '\0';
+		parent = sg_openat2(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC,
+				    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	}
+	/* No verified name: we cannot say it is inside, so it is not. */
+	if (parent < 0)
+		return 0;
+	if (fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !sg_same(&st, o->st.st_dev, o->st.st_ino))
+		return 0;
+	return sg_dir_beneath(s, parent);
+}
+
+/*
+ * 1: beneath a writable root; 0: not; -errno: could not tell (refuse).
+ *
+ * A directory is judged by itself (a root directory counts as beneath
+ * itself).  A new name by the directory it would be made in.  Anything
+ * else first by the non-directory roots (identity), then by the directory
+ * it was found in, as Landlock judges a path by its directories.
+ *
+ * metadata: a device node matched only by a file root is a write target
+ * (/dev/null is a root so programs can write to it), not something whose
+ * mode or owner the step may change: a root step doing chmod 000 /dev/null
+ * would break every later step on the machine.
+ */
+int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
+	     bool metadata)
+{
+	if (!o->exists)
+		return sg_dir_beneath(s, o->parent);
+	if (S_ISDIR(o->st.st_mode))
+		return sg_dir_beneath(s, o->fd);
+	for (size_t i = 0; i < s->n_roots; i++) {
+		const struct sg_sup_root *r = &s->roots[i];
+
+		if (r->dir || !sg_same(&o->st, r->dev, r->ino))
+			continue;
+		if (!(metadata && r->device))
+			return 1;
+	}
+	if (o->parent >= 0)
+		return sg_dir_beneath(s, o->parent);
+	return sg_judge_by_name(s, o);
+}
+
+/* The object's absolute path, for the log.  0 or -errno (-ENAMETOOLONG). */
+int sg_obj_describe(const struct sg_obj *o, char *buf, size_t size)
+{
+	char link[SG_FD_PATH_MAX];
+	int fd = o->exists ? o->fd : o->parent;
+	ssize_t n;
+
+	if (fd < 0 || size == 0)
+		return -EBADF;
+	n = readlink(sg_fd_path(link, fd), buf, size);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	if (!o->exists) {
+		size_t len = (size_t)n;
+		int w = snprintf(buf + len, size - len, "%s%s",
+				 len > 1 ? "/" : "", o->name);
+
+		if (w < 0 || (size_t)w >= size - len)
+			return -ENAMETOOLONG;
+	}
+	return 0;
+}

@@ -1,0 +1,1879 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tests for launcher/supervisor*.c and launcher/fdpass.c.
+ *
+ * Live tests, run as root and as an unprivileged user: a forked child sets
+ * no_new_privs, builds the real filter (sg_seccomp_build + the supervisor's
+ * rules), loads it, sends its listener to this process over a socketpair,
+ * then makes calls.  This process runs the supervisor loop and, once the
+ * child is gone, judges from outside: mode, owner, times, xattrs and sizes
+ * of the files, never the child's word alone.  Each refusal test checks the
+ * allowed side too, inside the work directory, so over-blocking fails.
+ *
+ * Layout, in a fresh directory under /var/tmp (not /tmp):
+ *   work/          writable root (directory)
+ *   single         writable root (a file)
+ *   out/, other    outside every root
+ *   work-sibling/  outside: its name starts with the root's name
+ *
+ * No Landlock here: the supervisor is tested alone, so a call it does not
+ * see (on purpose, e.g. truncate on ABI >= 3) would succeed, and the tests
+ * check the count of notifications instead.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "launcher/fdpass.h"
+#include "launcher/seccomp.h"
+#include "launcher/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Linux 6.6; the same number on x86_64 and the generic table. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+/* 2001-01-01T00:00:00Z, the trial's `touch -d 2001-01-01`. */
+#define T2001 978307200
+
+#define DEEP 40
+
+/* ---- fixture -------------------------------------------------------- */
+
+struct fx {
+	char base[PATH_MAX];   /* canonical */
+	int bfd;
+	bool xattr_ok;
+	bool root;
+	uid_t uid;
+	gid_t gid;
+};
+
+static void put_file(const struct fx *fx, const char *name, const char *text,
+		     mode_t mode)
+{
+	int fd = openat(fx->bfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+static void put_dir(const struct fx *fx, const char *name)
+{
+	assert_int_equal(mkdirat(fx->bfd, name, 0755), 0);
+}
+
+static int fx_setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+	char tmpl[] = "/var/tmp/sg-sup-XXXXXX", p[PATH_MAX];
+	int fd;
+
+	if (!fx || !mkdtemp(tmpl) || !realpath(tmpl, fx->base))
+		return -1;
+	umask(022);
+	fx->bfd = open(fx->base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fx->bfd < 0)
+		return -1;
+	fx->uid = getuid();
+	fx->gid = getgid();
+	fx->root = geteuid() == 0;
+
+	put_dir(fx, "work");
+	put_dir(fx, "work/sub");
+	put_dir(fx, "out");
+	put_dir(fx, "work-sibling");
+	put_file(fx, "single", "s\n", 0644);
+	put_file(fx, "other", "o\n", 0644);
+	put_file(fx, "work-sibling/f", "x\n", 0644);
+	assert_int_equal(symlinkat("../out/f", fx->bfd, "work/link_out"), 0);
+	assert_int_equal(symlinkat("f", fx->bfd, "work/link_in"), 0);
+	strcpy(p, "work/deep");
+	put_dir(fx, p);
+	for (int i = 1; i < DEEP; i++) {
+		char d[16];
+
+		snprintf(d, sizeof(d), "/d%d", i);
+		strcat(p, d);
+		put_dir(fx, p);
+	}
+	strcat(p, "/f");
+	put_file(fx, p, "deep\n", 0644);
+
+	/* user.* xattrs need a file system that has them. */
+	fd = openat(fx->bfd, "single", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	fx->xattr_ok = fsetxattr(fd, "user.sgprobe", "1", 1, 0) == 0;
+	if (fx->xattr_ok)
+		fremovexattr(fd, "user.sgprobe");
+	close(fd);
+	*state = fx;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *fx = *state;
+	int r;
+
+	r = nftw(fx->base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	close(fx->bfd);
+	free(fx);
+	return r;
+}
+
+#define NEED_XATTR(fx)                                                         \
+	do {                                                                   \
+		if (!(fx)->xattr_ok) {                                         \
+			print_message("skipped: %s has no user.* xattrs "     \
+				      "(ENOTSUP)\n", (fx)->base);             \
+			skip();                                                \
+		}                                                              \
+	} while (0)
+
+/* ---- the child ------------------------------------------------------- */
+
+#define MAX_STEPS 48
+
+struct report {
+	int setup;           /* 0, or -errno of the confinement itself */
+	int n;
+	int err[MAX_STEPS];  /* 0: the call succeeded, else its errno */
+	long val[MAX_STEPS]; /* what the probe chose to record */
+	pid_t pid[MAX_STEPS];
+};
+
+typedef void (*probe_fn)(struct report *r, const struct fx *fx);
+
+static int rec(struct report *r, long ret)
+{
+	int i = r->n++;
+
+	if (i < MAX_STEPS) {
+		r->err[i] = ret < 0 ? errno : 0;
+		r->val[i] = ret;
+		r->pid[i] = getpid();
+	}
+	return i;
+}
+
+/* What the launcher's child does, in its order. */
+static int child_confine(int sock, int abi)
+{
+	scmp_filter_ctx ctx = NULL;
+	int r, fd;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	r = sg_seccomp_build(NULL, &ctx, NULL);
+	if (r < 0)
+		return r;
+	r = sg_supervisor_add_rules(ctx, abi);
+	if (r == 0)
+		r = sg_seccomp_load(ctx);
+	if (r == 0) {
+		fd = seccomp_notify_fd(ctx);
+		r = fd < 0 ? fd : sg_send_fd(sock, fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	close(sock);
+	seccomp_release(ctx);
+	return r;
+}
+
+/* Relative to the base; /dev/null as the shipped rules.d lists it. */
+static const char *const ROOTS[] = { "work", "single", "/dev/null" };
+
+struct run {
+	struct report *rep;             /* shared with the child */
+	struct sg_sup_event *ev;
+	int n_ev;
+	unsigned long notified;
+	pid_t pid;
+};
+
+#define MAX_EVENTS 32
+
+/*
+ * Fork; the child confines itself and runs fn in fx->base; this process
+ * supervises until every task under the filter has exited.
+ */
+static void run_supervised(const struct fx *fx, int abi, probe_fn fn,
+			   struct run *run)
+{
+	struct sg_root roots[ARRAY_SIZE(ROOTS)];
+	struct sg_supervisor *s = NULL;
+	int sv[2], lfd, status, r;
+	struct timespec t0, now;
+	pid_t pid;
+
+	memset(run, 0, sizeof(*run));
+	run->rep = mmap(NULL, sizeof(*run->rep), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(run->rep != MAP_FAILED);
+	memset(run->rep, 0, sizeof(*run->rep));
+	run->ev = calloc(MAX_EVENTS, sizeof(*run->ev));
+	assert_non_null(run->ev);
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct report *rep = run->rep;
+
+		close(sv[0]);
+		alarm(20); /* a hung probe must fail, not stall the suite */
+		if (chdir(fx->base) < 0)
+			rep->setup = -errno;
+		else
+			rep->setup = child_confine(sv[1], abi);
+		if (rep->setup == 0)
+			fn(rep, fx);
+		_exit(0);
+	}
+	run->pid = pid;
+	close(sv[1]);
+
+	lfd = sg_recv_fd(sv[0]);
+	close(sv[0]);
+	if (lfd < 0) {
+		waitpid(pid, &status, 0);
+		print_error("no listener (%s); child setup: %s\n", strerror(-lfd),
+			    strerror(-run->rep->setup));
+		fail();
+	}
+
+	for (size_t i = 0; i < ARRAY_SIZE(ROOTS); i++) {
+		roots[i].path = ROOTS[i];
+		roots[i].fd = openat(fx->bfd, ROOTS[i], O_PATH | O_CLOEXEC);
+		if (roots[i].fd < 0 && ROOTS[i][0] == '/')
+			continue; /* no /dev/null here: the device test skips */
+		assert_true(roots[i].fd >= 0);
+	}
+	{
+		size_t n = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(ROOTS); i++)
+			if (roots[i].fd >= 0)
+				roots[n++] = roots[i];
+		r = sg_supervisor_new(&s, lfd, roots, n, abi);
+	}
+	/* It keeps its own duplicates. */
+	for (size_t i = 0; i < ARRAY_SIZE(ROOTS); i++)
+		if (roots[i].fd >= 0)
+			close(roots[i].fd);
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		print_error("sg_supervisor_new: %s\n", strerror(-r));
+		fail();
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = sg_supervisor_fd(s), .events = POLLIN };
+		struct sg_sup_event ev;
+
+		r = poll(&p, 1, 1000);
+		assert_true(r >= 0 || errno == EINTR);
+		if (r > 0 && (p.revents & POLLIN)) {
+			r = sg_supervisor_handle(s, &ev);
+			if (r < 0) {
+				print_error("sg_supervisor_handle: %s\n", strerror(-r));
+				kill(pid, SIGKILL);
+				fail();
+			}
+			/* n_ev counts them all; the first MAX_EVENTS are kept. */
+			if (r == 1 && run->n_ev++ < MAX_EVENTS)
+				run->ev[run->n_ev - 1] = ev;
+			continue;
+		}
+		/* POLLHUP alone: no task is left under the filter. */
+		if (r > 0 && (p.revents & POLLHUP))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec > 30) {
+			kill(pid, SIGKILL);
+			print_error("supervised child did not finish\n");
+			fail();
+		}
+	}
+	run->notified = sg_supervisor_count(s);
+	sg_supervisor_free(s);
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	if (run->rep->setup != 0)
+		print_error("confinement failed: %s\n", strerror(-run->rep->setup));
+	assert_int_equal(run->rep->setup, 0);
+	assert_true(run->rep->n <= MAX_STEPS);
+}
+
+static void run_done(struct run *run)
+{
+	munmap(run->rep, sizeof(*run->rep));
+	free(run->ev);
+}
+
+/* Step i must have ended with errno want (0: succeeded). */
+static void step_is(const struct run *run, int i, int want, const char *what)
+{
+	const struct report *r = run->rep;
+
+	assert_true(i < r->n);
+	if (r->err[i] != want) {
+		print_error("step %d (%s): got %s, want %s\n", i, what,
+			    r->err[i] ? strerror(r->err[i]) : "success",
+			    want ? strerror(want) : "success");
+		fail();
+	}
+}
+
+/* Exactly these refusals were reported, in order: op and path (relative to base). */
+static void events_are(const struct fx *fx, const struct run *run, size_t n,
+		       const char *const *ops, const char *const *paths,
+		       const int *results)
+{
+	if ((size_t)run->n_ev != n) {
+		print_error("%d refusals reported, want %zu\n", run->n_ev, n);
+		for (int i = 0; i < run->n_ev && i < MAX_EVENTS; i++)
+			print_error("  %s %s %d\n", run->ev[i].op, run->ev[i].path,
+				    run->ev[i].result);
+		fail();
+	}
+	assert_true(n <= MAX_EVENTS);
+	for (size_t i = 0; i < n; i++) {
+		const struct sg_sup_event *e = &run->ev[i];
+		char want[PATH_MAX * 2];
+
+		if (paths[i][0] == '/')
+			snprintf(want, sizeof(want), "%s", paths[i]);
+		else
+			snprintf(want, sizeof(want), "%s/%s", fx->base, paths[i]);
+		if (strcmp(e->op, ops[i]) != 0 || strcmp(e->path, want) != 0 ||
+		    e->result != results[i] || e->path_truncated) {
+			print_error("refusal %zu: got %s %s %d, want %s %s %d\n", i,
+				    e->op, e->path, e->result, ops[i], want, results[i]);
+			fail();
+		}
+		assert_true(e->pid > 0);
+	}
+}
+
+/* ---- checks from outside -------------------------------------------- */
+
+static struct stat st_of(const struct fx *fx, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(fx->bfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		print_error("stat %s/%s: %s\n", fx->base, name, strerror(errno));
+		fail();
+	}
+	return st;
+}
+
+static void mode_is(const struct fx *fx, const char *name, mode_t want)
+{
+	mode_t got = st_of(fx, name).st_mode & 07777;
+
+	if (got != want) {
+		print_error("%s: mode %04o, want %04o\n", name, got, want);
+		fail();
+	}
+}
+
+static void mtime_is(const struct fx *fx, const char *name, time_t want)
+{
+	time_t got = st_of(fx, name).st_mtim.tv_sec;
+
+	if (got != want) {
+		print_error("%s: mtime %lld, want %lld\n", name, (long long)got,
+			    (long long)want);
+		fail();
+	}
+}
+
+static void size_is(const struct fx *fx, const char *name, off_t want)
+{
+	off_t got = st_of(fx, name).st_size;
+
+	if (got != want) {
+		print_error("%s: size %lld, want %lld\n", name, (long long)got,
+			    (long long)want);
+		fail();
+	}
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static void ctime_kept(const struct fx *fx, const char *name, struct stat before)
+{
+	struct stat st = st_of(fx, name);
+
+	if (!same_time(st.st_ctim, before.st_ctim) || st.st_uid != before.st_uid ||
+	    st.st_gid != before.st_gid) {
+		print_error("%s was changed (owner or ctime)\n", name);
+		fail();
+	}
+}
+
+static void ctime_moved(const struct fx *fx, const char *name, struct stat before)
+{
+	if (same_time(st_of(fx, name).st_ctim, before.st_ctim)) {
+		print_error("%s: ctime unchanged; the allowed call did not land\n", name);
+		fail();
+	}
+}
+
+/* The value of xattr name on file, or "" when absent. */
+static const char *xattr_of(const struct fx *fx, const char *file,
+			    const char *name, char *buf, size_t len)
+{
+	char p[PATH_MAX * 2];
+	ssize_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", fx->base, file);
+	n = lgetxattr(p, name, buf, len - 1);
+	if (n < 0) {
+		assert_int_equal(errno, ENODATA);
+		n = 0;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static void xattr_is(const struct fx *fx, const char *file, const char *name,
+		     const char *want)
+{
+	char buf[256];
+
+	if (strcmp(xattr_of(fx, file, name, buf, sizeof(buf)), want) != 0) {
+		print_error("%s: %s = \"%s\", want \"%s\"\n", file, name, buf, want);
+		fail();
+	}
+}
+
+static void set_xattr(const struct fx *fx, const char *file, const char *name,
+		      const char *value)
+{
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "%s/%s", fx->base, file);
+	assert_int_equal(setxattr(p, name, value, strlen(value), 0), 0);
+}
+
+/* Let a change land in a later clock tick than the setup's. */
+static void settle(void)
+{
+	usleep(30 * 1000);
+}
+
+/* ---- chmod ------------------------------------------------------------ */
+
+static void probe_chmod(struct report *r, const struct fx *fx)
+{
+	int dout = open("out", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dwork = open("work", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int opath = open("out/g", O_PATH | O_CLOEXEC);
+	char abs[PATH_MAX * 2];
+
+	(void)fx;
+	rec(r, chmod("out/f", 0600));                              /* 0 */
+	rec(r, chmod("work/f", 0600));                             /* 1 */
+	rec(r, fchmodat(dout, "g", 0600, 0));                      /* 2 */
+	rec(r, fchmodat(dwork, "g", 0600, 0));                     /* 3 */
+	/* fchmodat2 with AT_EMPTY_PATH on an O_PATH descriptor. */
+	rec(r, syscall(SYS_fchmodat2, opath, "", 0600, AT_EMPTY_PATH)); /* 4 */
+	rec(r, syscall(SYS_fchmodat2, dwork, "h", 0600, AT_SYMLINK_NOFOLLOW)); /* 5 */
+	snprintf(abs, sizeof(abs), "%s/out/h", fx->base);
+	rec(r, chmod(abs, 0600));                                  /* 6 */
+	rec(r, fchmodat(AT_FDCWD, "work/h", 0640, 0));             /* 7 */
+	close(dout);
+	close(dwork);
+	close(opath);
+}
+
+static void test_supervisor_chmod(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "out/g", "x\n", 0644);
+	put_file(fx, "out/h", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	put_file(fx, "work/h", "x\n", 0644);
+	run_supervised(fx, 7, probe_chmod, &run);
+
+	step_is(&run, 0, EPERM, "chmod outside");
+	step_is(&run, 1, 0, "chmod inside");
+	step_is(&run, 2, EPERM, "fchmodat outside dirfd");
+	step_is(&run, 3, 0, "fchmodat inside dirfd");
+	step_is(&run, 4, EPERM, "fchmodat2 AT_EMPTY_PATH outside");
+	step_is(&run, 5, 0, "fchmodat2 AT_SYMLINK_NOFOLLOW inside");
+	step_is(&run, 6, EPERM, "chmod absolute outside");
+	step_is(&run, 7, 0, "fchmodat AT_FDCWD inside");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "out/g", 0644);
+	mode_is(fx, "out/h", 0644);
+	mode_is(fx, "work/f", 0600);
+	mode_is(fx, "work/g", 0600);
+	mode_is(fx, "work/h", 0640);
+	{
+		static const char *const ops[] = { "chmod", "chmod", "chmod", "chmod" };
+		static const char *const paths[] = { "out/f", "out/g", "out/g", "out/h" };
+		static const int res[] = { -EPERM, -EPERM, -EPERM, -EPERM };
+
+		events_are(fx, &run, 4, ops, paths, res);
+		for (int i = 0; i < run.n_ev; i++) {
+			assert_int_equal(run.ev[i].pid, run.pid);
+			assert_int_equal(run.ev[i].why, SG_SUP_OUTSIDE);
+		}
+	}
+	assert_int_equal(run.notified, 8);
+	run_done(&run);
+}
+
+/* fchmod on a descriptor opened read-only: Landlock never sees it. */
+static void probe_fchmod(struct report *r, const struct fx *fx)
+{
+	int out = open("out/f", O_RDONLY | O_CLOEXEC);
+	int in = open("work/f", O_RDONLY | O_CLOEXEC);
+
+	(void)fx;
+	rec(r, fchmod(out, 0600));
+	rec(r, fchmod(in, 0600));
+	rec(r, fchmod(999, 0600)); /* no such descriptor: the kernel's EBADF */
+	close(out);
+	close(in);
+}
+
+static void test_supervisor_fchmod_readonly_fd(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	run_supervised(fx, 7, probe_fchmod, &run);
+	step_is(&run, 0, EPERM, "fchmod O_RDONLY fd outside");
+	step_is(&run, 1, 0, "fchmod O_RDONLY fd inside");
+	step_is(&run, 2, EBADF, "fchmod bad fd");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0600);
+	{
+		static const char *const ops[] = { "chmod" };
+		static const char *const paths[] = { "out/f" };
+		static const int res[] = { -EPERM };
+
+		events_are(fx, &run, 1, ops, paths, res);
+	}
+	run_done(&run);
+}
+
+/* Directories, the root itself, a file root, siblings, "..", cwd, depth. */
+static void probe_where(struct report *r, const struct fx *fx)
+{
+	char deep[PATH_MAX] = "work/deep";
+
+	(void)fx;
+	for (int i = 1; i < DEEP; i++) {
+		char d[16];
+
+		snprintf(d, sizeof(d), "/d%d", i);
+		strcat(deep, d);
+	}
+	strcat(deep, "/f");
+	rec(r, chmod("work", 0750));                 /* 0: the root itself */
+	rec(r, chmod("work/sub", 0700));             /* 1 */
+	rec(r, chmod("out", 0700));                  /* 2 */
+	rec(r, chmod(".", 0700));                    /* 3: the fixture's base */
+	rec(r, chmod("single", 0600));               /* 4: file root */
+	rec(r, chmod("other", 0600));                /* 5 */
+	rec(r, chmod("work-sibling/f", 0600));       /* 6 */
+	rec(r, chmod(deep, 0600));                   /* 7: 40 levels down */
+	rec(r, chdir("work"));                       /* 8 */
+	rec(r, chmod("f", 0600));                    /* 9: relative to cwd */
+	rec(r, chmod("../out/f", 0600));             /* 10: ".." escapes */
+	rec(r, chmod("sub/../g", 0600));             /* 11: ".." stays inside */
+	rec(r, chmod("./link_out", 0600));           /* 12: link inside -> outside */
+	rec(r, chmod("link_in", 0640));              /* 13: link inside -> inside */
+	rec(r, chmod("sub/", 0711));                 /* 14: trailing slash */
+	rec(r, chmod("f/", 0600));                   /* 15: ENOTDIR, as the kernel */
+	rec(r, chmod("nonexistent", 0600));          /* 16: ENOENT */
+	rec(r, syscall(SYS_chmod, NULL, 0600));      /* 17: EFAULT */
+}
+
+static void test_supervisor_where(void **state)
+{
+	struct fx *fx = *state;
+	mode_t base_mode;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	base_mode = st_of(fx, ".").st_mode & 07777;
+	run_supervised(fx, 7, probe_where, &run);
+
+	step_is(&run, 0, 0, "chmod the root itself");
+	step_is(&run, 1, 0, "chmod a directory inside");
+	step_is(&run, 2, EPERM, "chmod a directory outside");
+	step_is(&run, 3, EPERM, "chmod the root's parent");
+	step_is(&run, 4, 0, "chmod a file root");
+	step_is(&run, 5, EPERM, "chmod beside the file root");
+	step_is(&run, 6, EPERM, "chmod in a sibling named like the root");
+	step_is(&run, 7, 0, "chmod 40 levels down");
+	step_is(&run, 8, 0, "chdir work");
+	step_is(&run, 9, 0, "chmod relative to cwd");
+	step_is(&run, 10, EPERM, "chmod ../out/f");
+	step_is(&run, 11, 0, "chmod sub/../g");
+	step_is(&run, 12, EPERM, "chmod through a link to outside");
+	step_is(&run, 13, 0, "chmod through a link inside");
+	step_is(&run, 14, 0, "chmod sub/");
+	step_is(&run, 15, ENOTDIR, "chmod f/");
+	step_is(&run, 16, ENOENT, "chmod nonexistent");
+	step_is(&run, 17, EFAULT, "chmod NULL");
+
+	mode_is(fx, "work", 0750);
+	mode_is(fx, "work/sub", 0711);
+	mode_is(fx, "out", 0755);
+	mode_is(fx, ".", base_mode);
+	mode_is(fx, "single", 0600);
+	mode_is(fx, "other", 0644);
+	mode_is(fx, "work-sibling/f", 0644);
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0640);   /* 9, then 13 through link_in */
+	mode_is(fx, "work/g", 0600);
+	{
+		static const char *const ops[] = { "chmod", "chmod", "chmod", "chmod",
+						   "chmod", "chmod" };
+		static const char *const paths[] = { "out", "", "other", "work-sibling/f",
+						     "out/f", "out/f" };
+		static const int res[] = { -EPERM, -EPERM, -EPERM, -EPERM, -EPERM, -EPERM };
+		/* "" stands for the base itself. */
+		const char *p2[ARRAY_SIZE(paths)];
+		char basecopy[PATH_MAX];
+
+		snprintf(basecopy, sizeof(basecopy), "%s", fx->base);
+		memcpy(p2, paths, sizeof(paths));
+		p2[1] = basecopy;
+		events_are(fx, &run, 6, ops, p2, res);
+	}
+	run_done(&run);
+}
+
+/* ---- chown ------------------------------------------------------------ */
+
+struct own {
+	uid_t uid;
+	gid_t gid;
+};
+
+/*
+ * Root gives files away; anyone else "changes" owner to itself, which the
+ * kernel still performs (ctime moves), so the parent can see it landed.
+ */
+static struct own new_owner(const struct fx *fx)
+{
+	struct own o = { fx->uid, fx->gid };
+
+	if (fx->root)
+		o.uid = 4242, o.gid = 4243;
+	return o;
+}
+
+static void probe_chown(struct report *r, const struct fx *fx)
+{
+	struct own o = new_owner(fx);
+	int out = open("out/c", O_RDONLY | O_CLOEXEC);
+	int in = open("work/c", O_RDONLY | O_CLOEXEC);
+	int dwork = open("work", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dout = open("out", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	rec(r, chown("out/a", o.uid, o.gid));                      /* 0 */
+	rec(r, chown("work/a", o.uid, o.gid));                     /* 1 */
+	rec(r, lchown("out/b", o.uid, o.gid));                     /* 2 */
+	rec(r, lchown("work/b", o.uid, o.gid));                    /* 3 */
+	rec(r, fchown(out, o.uid, o.gid));                         /* 4 */
+	rec(r, fchown(in, o.uid, o.gid));                          /* 5 */
+	rec(r, fchownat(dout, "d", o.uid, o.gid, 0));              /* 6 */
+	rec(r, fchownat(dwork, "d", o.uid, o.gid, 0));             /* 7 */
+	/* The link inside is the step's; its target is not. */
+	rec(r, lchown("work/link_out", o.uid, o.gid));             /* 8 */
+	rec(r, chown("work/link_out", o.uid, o.gid));              /* 9 */
+	rec(r, fchownat(dwork, "link_out", o.uid, o.gid, AT_SYMLINK_NOFOLLOW)); /* 10 */
+	rec(r, fchownat(in, "", o.uid, o.gid, AT_EMPTY_PATH));     /* 11 */
+	rec(r, fchownat(out, "", o.uid, o.gid, AT_EMPTY_PATH));    /* 12 */
+	rec(r, fchownat(dwork, "d", o.uid, o.gid, 0x10000));       /* 13: bad flag */
+	close(out);
+	close(in);
+	close(dwork);
+	close(dout);
+}
+
+static void test_supervisor_chown(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const names[] = { "a", "b", "c", "d" };
+	struct stat before[2][4], link_before, f_before;
+	struct own o = new_owner(fx);
+	struct run run;
+
+	for (size_t i = 0; i < 4; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/%s", names[i]);
+		put_file(fx, p, "x\n", 0644);
+		snprintf(p, sizeof(p), "work/%s", names[i]);
+		put_file(fx, p, "x\n", 0644);
+	}
+	put_file(fx, "out/f", "x\n", 0644);
+	settle();
+	for (size_t i = 0; i < 4; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/%s", names[i]);
+		before[0][i] = st_of(fx, p);
+		snprintf(p, sizeof(p), "work/%s", names[i]);
+		before[1][i] = st_of(fx, p);
+	}
+	link_before = st_of(fx, "work/link_out");
+	f_before = st_of(fx, "out/f");
+	settle();
+	run_supervised(fx, 7, probe_chown, &run);
+
+	for (int i = 0; i < 8; i += 2) {
+		step_is(&run, i, EPERM, "chown outside");
+		step_is(&run, i + 1, 0, "chown inside");
+	}
+	step_is(&run, 8, 0, "lchown of a link inside");
+	step_is(&run, 9, EPERM, "chown through a link to outside");
+	step_is(&run, 10, 0, "fchownat AT_SYMLINK_NOFOLLOW of a link inside");
+	step_is(&run, 11, 0, "fchownat AT_EMPTY_PATH inside");
+	step_is(&run, 12, EPERM, "fchownat AT_EMPTY_PATH outside");
+	step_is(&run, 13, EINVAL, "fchownat bad flag");
+
+	for (size_t i = 0; i < 4; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/%s", names[i]);
+		ctime_kept(fx, p, before[0][i]);
+		snprintf(p, sizeof(p), "work/%s", names[i]);
+		ctime_moved(fx, p, before[1][i]);
+		assert_int_equal(st_of(fx, p).st_uid, o.uid);
+		assert_int_equal(st_of(fx, p).st_gid, o.gid);
+	}
+	ctime_kept(fx, "out/f", f_before);
+	ctime_moved(fx, "work/link_out", link_before);
+	assert_int_equal(st_of(fx, "work/link_out").st_uid, o.uid);
+	{
+		static const char *const ops[] = { "chown", "chown", "chown", "chown",
+						   "chown", "chown" };
+		static const char *const paths[] = { "out/a", "out/b", "out/c", "out/d",
+						     "out/f", "out/c" };
+		static const int res[] = { -EPERM, -EPERM, -EPERM, -EPERM, -EPERM, -EPERM };
+
+		events_are(fx, &run, 6, ops, paths, res);
+	}
+	run_done(&run);
+}
+
+/* ---- times -------------------------------------------------------------- */
+
+static void probe_times(struct report *r, const struct fx *fx)
+{
+	struct timespec ts[2] = { { T2001, 0 }, { T2001, 0 } };
+	struct timeval tv[2] = { { T2001, 0 }, { T2001, 0 } };
+	struct timespec omit[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	struct timespec bad[2] = { { T2001, 1000000000L }, { T2001, 0 } };
+	struct utimbuf ub = { T2001, T2001 };
+	int out = open("out/e", O_RDONLY | O_CLOEXEC);
+	int in = open("work/e", O_RDONLY | O_CLOEXEC);
+	int dwork = open("work", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dout = open("out", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	(void)fx;
+	rec(r, utimensat(AT_FDCWD, "out/a", ts, 0));               /* 0 */
+	rec(r, utimensat(AT_FDCWD, "work/a", ts, 0));              /* 1 */
+	/*
+	 * libc implements utime() and utimes() with utimensat; the old calls
+	 * are still there for static binaries and other libcs.
+	 */
+#ifdef SYS_utimes
+	rec(r, syscall(SYS_utimes, "out/b", tv));                  /* 2 */
+	rec(r, syscall(SYS_utimes, "work/b", tv));                 /* 3 */
+	rec(r, syscall(SYS_utime, "out/c", &ub));                  /* 4 */
+	rec(r, syscall(SYS_utime, "work/c", &ub));                 /* 5 */
+	rec(r, syscall(SYS_futimesat, dout, "d", tv));             /* 6 */
+	rec(r, syscall(SYS_futimesat, dwork, "d", tv));            /* 7 */
+#else
+	rec(r, utimes("out/b", tv));
+	rec(r, utimes("work/b", tv));
+	rec(r, utime("out/c", &ub));
+	rec(r, utime("work/c", &ub));
+	rec(r, futimesat(dout, "d", tv));
+	rec(r, futimesat(dwork, "d", tv));
+#endif
+	rec(r, futimens(out, ts));                                 /* 8 */
+	rec(r, futimens(in, ts));                                  /* 9 */
+	/* touch: times NULL means "now". */
+	rec(r, utimensat(AT_FDCWD, "out/t", NULL, 0));             /* 10 */
+	rec(r, utimensat(AT_FDCWD, "work/t", NULL, 0));            /* 11 */
+	rec(r, utimensat(AT_FDCWD, "out/a", omit, 0));             /* 12: a no-op */
+	rec(r, utimensat(AT_FDCWD, "work/a", bad, 0));             /* 13: EINVAL */
+	rec(r, utimensat(AT_FDCWD, "work/link_out", ts, AT_SYMLINK_NOFOLLOW)); /* 14 */
+	rec(r, utimensat(AT_FDCWD, "work/link_out", ts, 0));       /* 15 */
+	rec(r, syscall(SYS_utimensat, in, NULL, ts, AT_SYMLINK_NOFOLLOW)); /* 16: EINVAL */
+	close(out);
+	close(in);
+	close(dwork);
+	close(dout);
+}
+
+static void test_supervisor_times(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const names[] = { "a", "b", "c", "d", "e", "t" };
+	time_t now = time(NULL);
+	struct run run;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/%s", names[i]);
+		put_file(fx, p, "x\n", 0644);
+		snprintf(p, sizeof(p), "work/%s", names[i]);
+		put_file(fx, p, "x\n", 0644);
+	}
+	put_file(fx, "out/f", "x\n", 0644);
+	/* "touch" must be seen to move the time: start it in the past. */
+	{
+		struct timespec old[2] = { { 1000000, 0 }, { 1000000, 0 } };
+
+		assert_int_equal(utimensat(fx->bfd, "out/t", old, 0), 0);
+		assert_int_equal(utimensat(fx->bfd, "work/t", old, 0), 0);
+	}
+	run_supervised(fx, 7, probe_times, &run);
+
+	for (int i = 0; i < 12; i += 2) {
+		step_is(&run, i, EPERM, "times outside");
+		step_is(&run, i + 1, 0, "times inside");
+	}
+	step_is(&run, 12, 0, "UTIME_OMIT twice is a no-op");
+	step_is(&run, 13, EINVAL, "bad nanoseconds");
+	step_is(&run, 14, 0, "utimensat NOFOLLOW on a link inside");
+	step_is(&run, 15, EPERM, "utimensat through a link to outside");
+	step_is(&run, 16, EINVAL, "utimensat(fd, NULL) with flags");
+
+	for (size_t i = 0; i < 5; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/%s", names[i]);
+		assert_int_not_equal(st_of(fx, p).st_mtim.tv_sec, T2001);
+		snprintf(p, sizeof(p), "work/%s", names[i]);
+		mtime_is(fx, p, T2001);
+	}
+	mtime_is(fx, "out/t", 1000000);
+	assert_true(st_of(fx, "work/t").st_mtim.tv_sec >= now);
+	assert_int_not_equal(st_of(fx, "out/f").st_mtim.tv_sec, T2001);
+	mtime_is(fx, "work/link_out", T2001); /* the link itself */
+	{
+		static const char *const ops[] = { "utimes", "utimes", "utimes", "utimes",
+						   "utimes", "utimes", "utimes" };
+		static const char *const paths[] = { "out/a", "out/b", "out/c", "out/d",
+						     "out/e", "out/t", "out/f" };
+		static const int res[] = { -EPERM, -EPERM, -EPERM, -EPERM, -EPERM,
+					   -EPERM, -EPERM };
+
+		events_are(fx, &run, 7, ops, paths, res);
+	}
+	run_done(&run);
+}
+
+/* ---- xattrs ------------------------------------------------------------- */
+
+static void probe_xattr(struct report *r, const struct fx *fx)
+{
+	int out = open("out/c", O_RDONLY | O_CLOEXEC);
+	int in = open("work/c", O_RDONLY | O_CLOEXEC);
+	int outk = open("out/k3", O_RDONLY | O_CLOEXEC);
+	int ink = open("work/k3", O_RDONLY | O_CLOEXEC);
+	char big[300];
+
+	(void)fx;
+	memset(big, 'n', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	rec(r, setxattr("out/a", "user.sg", "v", 1, 0));           /* 0 */
+	rec(r, setxattr("work/a", "user.sg", "v", 1, 0));          /* 1 */
+	rec(r, lsetxattr("out/b", "user.sg", "v", 1, 0));          /* 2 */
+	rec(r, lsetxattr("work/b", "user.sg", "v", 1, 0));         /* 3 */
+	rec(r, fsetxattr(out, "user.sg", "v", 1, 0));              /* 4 */
+	rec(r, fsetxattr(in, "user.sg", "v", 1, 0));               /* 5 */
+	rec(r, removexattr("out/k1", "user.keep"));                /* 6 */
+	rec(r, removexattr("work/k1", "user.keep"));               /* 7 */
+	rec(r, lremovexattr("out/k2", "user.keep"));               /* 8 */
+	rec(r, lremovexattr("work/k2", "user.keep"));              /* 9 */
+	rec(r, fremovexattr(outk, "user.keep"));                   /* 10 */
+	rec(r, fremovexattr(ink, "user.keep"));                    /* 11 */
+	rec(r, setxattr("work/link_out", "user.sg", "v", 1, 0));   /* 12 */
+	rec(r, setxattr("work/a", "user.sg", "v", 1, 0x40));       /* 13: bad flags */
+	rec(r, setxattr("work/a", big, "v", 1, 0));                /* 14: name too long */
+	rec(r, syscall(SYS_setxattr, "work/a", "user.sg", "v", 70000, 0)); /* 15: too big */
+	rec(r, setxattr("work/a", "user.big", big, sizeof(big), XATTR_CREATE)); /* 16 */
+	rec(r, setxattr("work/a", "user.big", "v", 1, XATTR_CREATE)); /* 17: EEXIST */
+	rec(r, setxattr("work/a", "user.empty", NULL, 0, 0));      /* 18 */
+	close(out);
+	close(in);
+	close(outk);
+	close(ink);
+}
+
+static void test_supervisor_xattr(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const names[] = { "a", "b", "c", "k1", "k2", "k3" };
+	char big[300], val[300], path[PATH_MAX * 2];
+	struct run run;
+
+	NEED_XATTR(fx);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/%s", names[i]);
+		put_file(fx, p, "x\n", 0644);
+		if (names[i][0] == 'k')
+			set_xattr(fx, p, "user.keep", "kept");
+		snprintf(p, sizeof(p), "work/%s", names[i]);
+		put_file(fx, p, "x\n", 0644);
+		if (names[i][0] == 'k')
+			set_xattr(fx, p, "user.keep", "kept");
+	}
+	put_file(fx, "out/f", "x\n", 0644);
+	run_supervised(fx, 7, probe_xattr, &run);
+
+	for (int i = 0; i < 12; i += 2) {
+		step_is(&run, i, EPERM, "xattr outside");
+		step_is(&run, i + 1, 0, "xattr inside");
+	}
+	step_is(&run, 12, EPERM, "setxattr through a link to outside");
+	step_is(&run, 13, EINVAL, "setxattr bad flags");
+	step_is(&run, 14, ERANGE, "setxattr name too long");
+	step_is(&run, 15, E2BIG, "setxattr value too big");
+	step_is(&run, 16, 0, "setxattr 300-byte value");
+	step_is(&run, 17, EEXIST, "setxattr XATTR_CREATE twice");
+	step_is(&run, 18, 0, "setxattr empty value");
+
+	xattr_is(fx, "out/a", "user.sg", "");
+	xattr_is(fx, "out/b", "user.sg", "");
+	xattr_is(fx, "out/c", "user.sg", "");
+	xattr_is(fx, "out/f", "user.sg", "");
+	xattr_is(fx, "work/a", "user.sg", "v");
+	xattr_is(fx, "work/b", "user.sg", "v");
+	xattr_is(fx, "work/c", "user.sg", "v");
+	for (int i = 1; i <= 3; i++) {
+		char p[32];
+
+		snprintf(p, sizeof(p), "out/k%d", i);
+		xattr_is(fx, p, "user.keep", "kept");
+		snprintf(p, sizeof(p), "work/k%d", i);
+		xattr_is(fx, p, "user.keep", "");
+	}
+	memset(big, 'n', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	snprintf(path, sizeof(path), "%s/work/a", fx->base);
+	assert_int_equal(getxattr(path, "user.big", val, sizeof(val)), sizeof(big));
+	assert_memory_equal(val, big, sizeof(big));
+	{
+		static const char *const ops[] = { "setxattr", "setxattr", "setxattr",
+						   "removexattr", "removexattr",
+						   "removexattr", "setxattr" };
+		static const char *const paths[] = { "out/a", "out/b", "out/c", "out/k1",
+						     "out/k2", "out/k3", "out/f" };
+		static const int res[] = { -EPERM, -EPERM, -EPERM, -EPERM, -EPERM,
+					   -EPERM, -EPERM };
+
+		events_are(fx, &run, 7, ops, paths, res);
+	}
+	run_done(&run);
+}
+
+/* ---- magic links ----------------------------------------------------- */
+
+static void probe_magic(struct report *r, const struct fx *fx)
+{
+	int out = open("out/f", O_RDONLY | O_CLOEXEC);
+	int in = open("work/f", O_RDONLY | O_CLOEXEC);
+	char p[PATH_MAX * 2];
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", out);
+	rec(r, chmod(p, 0600));                                    /* 0 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", in);
+	rec(r, chmod(p, 0600));                                    /* 1: refused too */
+	snprintf(p, sizeof(p), "/proc/self/root%s/out/f", fx->base);
+	rec(r, chmod(p, 0600));                                    /* 2 */
+	snprintf(p, sizeof(p), "/proc/%d/fd/%d", getpid(), out);
+	rec(r, chmod(p, 0600));                                    /* 3 */
+	snprintf(p, sizeof(p), "/dev/fd/%d", out);
+	rec(r, chmod(p, 0600));                                    /* 4 */
+	rec(r, chmod("/proc/self/cwd/out/f", 0600));               /* 5 */
+	close(out);
+	close(in);
+}
+
+static void test_supervisor_magic_links(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	run_supervised(fx, 7, probe_magic, &run);
+	for (int i = 0; i < 6; i++)
+		step_is(&run, i, ELOOP, "a /proc magic link is not resolved");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0644);
+	assert_int_equal(run.n_ev, 6);
+	for (int i = 0; i < run.n_ev; i++) {
+		assert_string_equal(run.ev[i].op, "chmod");
+		assert_int_equal(run.ev[i].result, -ELOOP);
+		assert_int_equal(run.ev[i].why, SG_SUP_UNRESOLVED);
+		/* Nothing was resolved: the step's own words. */
+		assert_true(strncmp(run.ev[i].path, "/proc/", 6) == 0 ||
+			    strncmp(run.ev[i].path, "/dev/fd/", 8) == 0);
+	}
+	run_done(&run);
+}
+
+/* ---- truncation before Landlock ABI 3 --------------------------------- */
+
+static void probe_truncate(struct report *r, const struct fx *fx)
+{
+	int dwork = open("work", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dout = open("out", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd, i;
+	struct stat a, b;
+	char c;
+
+	(void)fx;
+	rec(r, truncate("out/a", 0));                              /* 0 */
+	rec(r, truncate("work/a", 1));                             /* 1 */
+	rec(r, open("out/b", O_RDONLY | O_TRUNC));                 /* 2 */
+	fd = open("work/b", O_RDONLY | O_TRUNC);
+	rec(r, fd);                                                /* 3 */
+	/* The descriptor we got is the file: write by name, read through it. */
+	i = rec(r, fd >= 0 && fstat(fd, &a) == 0 && stat("work/b", &b) == 0 &&
+		   a.st_ino == b.st_ino && a.st_dev == b.st_dev ? 0 : -1); /* 4 */
+	{
+		int w = open("work/b", O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		rec(r, w >= 0 && write(w, "Z", 1) == 1 ? 0 : -1);  /* 5 */
+		if (w >= 0)
+			close(w);
+	}
+	rec(r, fd >= 0 && read(fd, &c, 1) == 1 && c == 'Z' ? 0 : -1); /* 6 */
+	/* O_CLOEXEC only when asked. */
+	rec(r, fd >= 0 ? fcntl(fd, F_GETFD) : -1);                 /* 7 */
+	if (fd >= 0)
+		close(fd);
+	fd = openat(dwork, "c", O_RDONLY | O_TRUNC | O_CLOEXEC);
+	rec(r, fd >= 0 ? fcntl(fd, F_GETFD) : -1);                 /* 8 */
+	if (fd >= 0)
+		close(fd);
+	rec(r, openat(dout, "c", O_RDONLY | O_TRUNC));             /* 9 */
+	/* Creation, read-only with O_TRUNC: judged by the directory. */
+	fd = openat(dwork, "new", O_RDONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	rec(r, fd);                                                /* 10 */
+	if (fd >= 0)
+		close(fd);
+	rec(r, openat(dout, "new", O_RDONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)); /* 11 */
+	/* Through a link inside to a file outside. */
+	rec(r, open("work/link_out", O_RDONLY | O_TRUNC | O_CLOEXEC)); /* 12 */
+	rec(r, truncate("work/link_out", 0));                      /* 13 */
+	/* The access mode Landlock checks itself is not notified. */
+	fd = open("work/d", O_WRONLY | O_TRUNC | O_CLOEXEC);       /* 14 */
+	rec(r, fd);
+	if (fd >= 0)
+		close(fd);
+	rec(r, truncate("work", 0));                               /* 15: EISDIR */
+	rec(r, truncate("work/a", -1));                            /* 16: EINVAL */
+	rec(r, open("work/e", O_RDONLY | O_TRUNC | O_CREAT | O_EXCL | O_CLOEXEC, 0600)); /* 17 */
+	rec(r, open("work/link_in", O_RDONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)); /* 18 */
+	{
+		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC };
+
+		rec(r, syscall(SYS_openat2, AT_FDCWD, "work/e", &how, sizeof(how))); /* 19 */
+	}
+	close(dwork);
+	close(dout);
+	(void)i;
+}
+
+static void test_supervisor_truncate_abi2(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/a", "outside\n", 0644);
+	put_file(fx, "out/b", "outside\n", 0644);
+	put_file(fx, "out/c", "outside\n", 0644);
+	put_file(fx, "out/f", "outside\n", 0644);
+	put_file(fx, "work/a", "inside\n", 0644);
+	put_file(fx, "work/b", "inside\n", 0644);
+	put_file(fx, "work/c", "inside\n", 0644);
+	put_file(fx, "work/d", "inside\n", 0644);
+	put_file(fx, "work/e", "inside\n", 0644);
+	put_file(fx, "work/f", "inside\n", 0644);
+	run_supervised(fx, 2, probe_truncate, &run);
+
+	step_is(&run, 0, EACCES, "truncate outside");
+	step_is(&run, 1, 0, "truncate inside");
+	step_is(&run, 2, EACCES, "open O_RDONLY|O_TRUNC outside");
+	step_is(&run, 3, 0, "open O_RDONLY|O_TRUNC inside");
+	step_is(&run, 4, 0, "the installed fd is the file");
+	step_is(&run, 5, 0, "append by name");
+	step_is(&run, 6, 0, "read through the installed fd");
+	assert_int_equal(run.rep->val[7], 0);           /* no FD_CLOEXEC */
+	assert_int_equal(run.rep->val[8], FD_CLOEXEC);  /* asked for it */
+	step_is(&run, 9, EACCES, "openat O_RDONLY|O_TRUNC outside dirfd");
+	step_is(&run, 10, 0, "create O_RDONLY|O_TRUNC inside");
+	step_is(&run, 11, EACCES, "create O_RDONLY|O_TRUNC outside");
+	step_is(&run, 12, EACCES, "O_TRUNC through a link to outside");
+	step_is(&run, 13, EACCES, "truncate through a link to outside");
+	step_is(&run, 14, 0, "O_WRONLY|O_TRUNC is Landlock's");
+	step_is(&run, 15, EISDIR, "truncate a directory");
+	step_is(&run, 16, EINVAL, "truncate to -1");
+	step_is(&run, 17, EEXIST, "O_CREAT|O_EXCL on an existing file");
+	step_is(&run, 18, ELOOP, "O_NOFOLLOW on a link");
+	step_is(&run, 19, ENOSYS, "openat2 before ABI 3");
+
+	size_is(fx, "out/a", 8);
+	size_is(fx, "out/b", 8);
+	size_is(fx, "out/c", 8);
+	size_is(fx, "out/f", 8);
+	size_is(fx, "work/a", 1);
+	size_is(fx, "work/b", 1);   /* truncated, then "Z" */
+	size_is(fx, "work/c", 0);
+	size_is(fx, "work/d", 0);
+	size_is(fx, "work/e", 7);
+	size_is(fx, "work/new", 0);
+	mode_is(fx, "work/new", 0644); /* 0666 & ~022, the child's umask */
+	assert_int_equal(faccessat(fx->bfd, "out/new", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	{
+		static const char *const ops[] = { "truncate", "truncate", "truncate",
+						   "create", "truncate", "truncate" };
+		static const char *const paths[] = { "out/a", "out/b", "out/c", "out/new",
+						     "out/f", "out/f" };
+		static const int res[] = { -EACCES, -EACCES, -EACCES, -EACCES, -EACCES,
+					   -EACCES };
+
+		events_are(fx, &run, 6, ops, paths, res);
+	}
+	/* 14 calls reached the supervisor; O_WRONLY, O_APPEND and openat2 did not. */
+	assert_int_equal(run.notified, 14);
+	run_done(&run);
+}
+
+/* From ABI 3 Landlock mediates truncation: opens stay off the supervisor. */
+static void probe_abi3(struct report *r, const struct fx *fx)
+{
+	int fd;
+
+	(void)fx;
+	fd = open("work/a", O_RDONLY | O_TRUNC | O_CLOEXEC);
+	rec(r, fd);
+	if (fd >= 0)
+		close(fd);
+	rec(r, truncate("work/b", 0));
+	fd = open("work/c", O_RDONLY | O_CLOEXEC);
+	rec(r, fd);
+	if (fd >= 0)
+		close(fd);
+	rec(r, chmod("work/c", 0600)); /* the only notified call */
+}
+
+static void test_supervisor_abi3_leaves_opens_alone(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "work/a", "inside\n", 0644);
+	put_file(fx, "work/b", "inside\n", 0644);
+	put_file(fx, "work/c", "inside\n", 0644);
+	run_supervised(fx, 3, probe_abi3, &run);
+	for (int i = 0; i < 4; i++)
+		step_is(&run, i, 0, "allowed");
+	assert_int_equal(run.notified, 1);
+	assert_int_equal(run.n_ev, 0);
+	mode_is(fx, "work/c", 0600);
+	run_done(&run);
+}
+
+/* ---- threads and descendants ------------------------------------------- */
+
+struct thr {
+	struct report *r;
+	int out, in;
+};
+
+static void *thread_main(void *p)
+{
+	struct thr *t = p;
+
+	rec(t->r, fchmod(t->out, 0600));
+	rec(t->r, fchmod(t->in, 0600));
+	rec(t->r, chmod("work/g", 0600));
+	return NULL;
+}
+
+static void probe_descendants(struct report *r, const struct fx *fx)
+{
+	struct thr t = { r, open("out/f", O_RDONLY | O_CLOEXEC),
+			 open("work/f", O_RDONLY | O_CLOEXEC) };
+	pthread_t th;
+	pid_t pid;
+
+	(void)fx;
+	/* A second thread: the notification names the thread, not the process. */
+	if (pthread_create(&th, NULL, thread_main, &t) != 0 || pthread_join(th, NULL) != 0) {
+		rec(r, -1);
+		return;
+	}
+	/* A grandchild inherits the filter, and is served too. */
+	pid = fork();
+	if (pid == 0) {
+		rec(r, chmod("out/h", 0600));
+		rec(r, chmod("work/h", 0600));
+		_exit(0);
+	}
+	rec(r, pid > 0 && waitpid(pid, NULL, 0) == pid ? 0 : -1);
+}
+
+static void test_supervisor_threads_and_children(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	put_file(fx, "out/h", "x\n", 0644);
+	put_file(fx, "work/h", "x\n", 0644);
+	run_supervised(fx, 7, probe_descendants, &run);
+	step_is(&run, 0, EPERM, "thread: fchmod outside");
+	step_is(&run, 1, 0, "thread: fchmod inside");
+	step_is(&run, 2, 0, "thread: chmod inside");
+	step_is(&run, 3, EPERM, "grandchild: chmod outside");
+	step_is(&run, 4, 0, "grandchild: chmod inside");
+	step_is(&run, 5, 0, "wait for the grandchild");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0600);
+	mode_is(fx, "work/g", 0600);
+	mode_is(fx, "out/h", 0644);
+	mode_is(fx, "work/h", 0600);
+	assert_int_equal(run.n_ev, 2);
+	/* Reported with the process id, the grandchild's own. */
+	assert_int_equal(run.ev[0].pid, run.pid);
+	assert_int_equal(run.ev[1].pid, run.rep->pid[3]);
+	assert_int_not_equal(run.rep->pid[3], run.pid);
+	run_done(&run);
+}
+
+/* ---- real tools --------------------------------------------------------- */
+
+static char tool_script[2048];
+
+static void probe_tools(struct report *r, const struct fx *fx)
+{
+	pid_t pid;
+	int status;
+
+	(void)fx;
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", tool_script, (char *)NULL);
+		_exit(127);
+	}
+	rec(r, pid > 0 && waitpid(pid, &status, 0) == pid ? 0 : -1);
+	r->val[r->n - 1] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void test_supervisor_real_tools(void **state)
+{
+	struct fx *fx = *state;
+	struct stat before;
+	struct run run;
+	char buf[64];
+
+	put_file(fx, "out/f", "x\n", 0644);
+	before = st_of(fx, "out/f");
+	/*
+	 * Inside: the usual things a build does, each must work (set -e).
+	 * Outside: the trial's commands, each must fail.
+	 */
+	snprintf(tool_script, sizeof(tool_script),
+		 "set -e; cd work;"
+		 "echo hi > a; chmod +x a; test -x a;"
+		 "touch -d 2001-01-01 a; cp -p a b;"
+		 "mkdir -p x; tar cf t.tar a b; tar xpf t.tar -C x;"
+		 "test -x x/b;"
+		 "xattrs=%d;"
+		 "if [ $xattrs = 1 ] && command -v setfattr >/dev/null; then"
+		 "  setfattr -n user.k -v v a; fi;"
+		 "if chmod 600 ../out/f 2>/dev/null; then exit 11; fi;"
+		 "if touch -d 2001-01-01 ../out/f 2>/dev/null; then exit 12; fi;"
+		 "if touch ../out/f 2>/dev/null; then exit 13; fi;"
+		 "if command -v setfattr >/dev/null &&"
+		 "   setfattr -n user.k -v v ../out/f 2>/dev/null; then exit 14; fi;"
+		 "exit 0", fx->xattr_ok);
+	run_supervised(fx, 7, probe_tools, &run);
+	step_is(&run, 0, 0, "sh ran");
+	if (run.rep->val[0] != 0) {
+		print_error("the tool script exited %ld\n", run.rep->val[0]);
+		fail();
+	}
+	mtime_is(fx, "work/a", T2001);
+	mtime_is(fx, "work/b", T2001);        /* cp -p */
+	mtime_is(fx, "work/x/b", T2001);      /* tar x */
+	mode_is(fx, "work/x/b", 0755);
+	ctime_kept(fx, "out/f", before);
+	mode_is(fx, "out/f", 0644);
+	if (fx->xattr_ok)
+		assert_string_equal(xattr_of(fx, "out/f", "user.k", buf, sizeof(buf)), "");
+	assert_true(run.n_ev >= 3);
+	run_done(&run);
+}
+
+
+/* ---- races: what CONTINUE would lose ---------------------------------- */
+
+#define RACE_WANT 50
+#define RACE_MAX 5000
+
+static volatile int race_stop;
+
+/* Swap work/x between a link to inside and a link to outside. */
+static void *swap_links(void *p)
+{
+	(void)p;
+	/* Failures are part of the race (a name already there): ignore them. */
+	while (!race_stop) {
+		if (rename("work/x_in", "work/x") < 0 || symlink("f", "work/x_in") < 0)
+			continue;
+		if (rename("work/x_out", "work/x") < 0)
+			continue;
+		if (symlink("../out/f", "work/x_out") < 0)
+			continue;
+	}
+	return NULL;
+}
+
+static char race_path[8] = "work/a";
+
+/* Flip the path in memory between an inside and an outside name. */
+static void *flip_path(void *p)
+{
+	(void)p;
+	while (!race_stop) {
+		/* Barriers: each state must really be stored, and last a while. */
+		memcpy(race_path, "out//a", 7);
+		for (int i = 0; i < 2000; i++)
+			__asm__ __volatile__("" ::: "memory");
+		memcpy(race_path, "work/a", 7);
+		for (int i = 0; i < 2000; i++)
+			__asm__ __volatile__("" ::: "memory");
+	}
+	return NULL;
+}
+
+/*
+ * chmod the racing name until both outcomes were seen often enough (or a
+ * cap): a run where every call fell on one side would prove nothing.
+ */
+static void race_chmod(struct report *r, const char *path)
+{
+	int ok = 0, refused = 0;
+
+	for (int i = 0; i < RACE_MAX && (ok < RACE_WANT || refused < RACE_WANT); i++) {
+		int ret = chmod(path, (i & 1) ? 0600 : 0640);
+
+		ok += ret == 0;
+		refused += ret < 0 && errno == EPERM;
+	}
+	r->val[rec(r, 0)] = ok;
+	r->val[rec(r, 0)] = refused;
+}
+
+static void probe_races(struct report *r, const struct fx *fx)
+{
+	pthread_t th;
+
+	(void)fx;
+	if (symlink("f", "work/x_in") < 0 || symlink("../out/f", "work/x_out") < 0 ||
+	    symlink("f", "work/x") < 0) {
+		rec(r, -1);
+		return;
+	}
+	race_stop = 0;
+	if (pthread_create(&th, NULL, swap_links, NULL) != 0) {
+		rec(r, -1);
+		return;
+	}
+	race_chmod(r, "work/x");
+	race_stop = 1;
+	pthread_join(th, NULL);
+
+	race_stop = 0;
+	if (pthread_create(&th, NULL, flip_path, NULL) != 0) {
+		rec(r, -1);
+		return;
+	}
+	race_chmod(r, race_path);
+	race_stop = 1;
+	pthread_join(th, NULL);
+}
+
+static void test_supervisor_races(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "out/a", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/a", "x\n", 0644);
+	run_supervised(fx, 7, probe_races, &run);
+	assert_int_equal(run.rep->n, 4);
+	print_message("symlink swap: %ld allowed, %ld refused; path flip: %ld allowed, "
+		      "%ld refused\n", run.rep->val[0], run.rep->val[1],
+		      run.rep->val[2], run.rep->val[3]);
+	/* However the races fell, nothing outside moved. */
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "out/a", 0644);
+	/* Every refusal was reported. */
+	assert_int_equal(run.n_ev, run.rep->val[1] + run.rep->val[3]);
+	/* Both sides were really exercised (or the test proves nothing). */
+	for (int i = 0; i < 4; i++)
+		assert_true(run.rep->val[i] > 0);
+	run_done(&run);
+}
+
+/* ---- reading the step's memory ---------------------------------------- */
+
+static void probe_memory(struct report *r, const struct fx *fx)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *longp;
+
+	(void)fx;
+	if (m == MAP_FAILED || munmap(m + page, (size_t)page) < 0) {
+		rec(r, -1);
+		return;
+	}
+	/* A path that ends exactly at the end of a page, before a hole. */
+	memcpy(m + page - 7, "work/f", 7);
+	rec(r, chmod(m + page - 7, 0600));                         /* 0 */
+	/* No NUL before the hole. */
+	memcpy(m + page - 6, "work/f", 6);
+	rec(r, chmod(m + page - 6, 0600));                         /* 1 */
+	/* Longer than PATH_MAX. */
+	longp = malloc(PATH_MAX + 100);
+	if (longp) {
+		memset(longp, 'a', PATH_MAX + 99);
+		longp[PATH_MAX + 99] = '\0';
+		rec(r, chmod(longp, 0600));                        /* 2 */
+		free(longp);
+	} else {
+		rec(r, -1);
+	}
+	munmap(m, (size_t)page);
+}
+
+static void test_supervisor_memory(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "work/f", "x\n", 0644);
+	run_supervised(fx, 7, probe_memory, &run);
+	step_is(&run, 0, 0, "path ending at a page boundary");
+	step_is(&run, 1, EFAULT, "path running into a hole");
+	step_is(&run, 2, ENAMETOOLONG, "path longer than PATH_MAX");
+	mode_is(fx, "work/f", 0600);
+	assert_int_equal(run.n_ev, 0);
+	run_done(&run);
+}
+
+/* ---- descriptors without a path of their own --------------------------- */
+
+static void probe_fd_names(struct report *r, const struct fx *fx)
+{
+	int hl_out = open("out/hl", O_RDONLY | O_CLOEXEC);
+	int moved = open("work/m", O_RDONLY | O_CLOEXEC);
+	int tmp = open("work", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int p[2];
+	char proc[64];
+
+	(void)fx;
+	rec(r, chmod("work/hl", 0600));                            /* 0: inside name */
+	rec(r, fchmod(hl_out, 0640));                              /* 1: opened by the outside name */
+	/* Renamed after opening: judged where it is now. */
+	rec(r, rename("work/m", "work/sub/m"));                    /* 2 */
+	rec(r, fchmod(moved, 0600));                               /* 3 */
+	/* O_TMPFILE: no name yet; only ever linkable inside under Landlock. */
+	rec(r, tmp >= 0 ? fchmod(tmp, 0640) : -1);                 /* 4 */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", tmp);
+	rec(r, linkat(AT_FDCWD, proc, AT_FDCWD, "work/tmp", AT_SYMLINK_FOLLOW)); /* 5 */
+	/* A pipe is in no directory. */
+	rec(r, pipe2(p, O_CLOEXEC) == 0 ? fchmod(p[0], 0600) : -1); /* 6 */
+	close(hl_out);
+	close(moved);
+	close(tmp);
+}
+
+static void test_supervisor_fd_names(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/hl", "x\n", 0644);
+	/* A hard link made before the step: Landlock lets the step write it too. */
+	assert_int_equal(linkat(fx->bfd, "out/hl", fx->bfd, "work/hl", 0), 0);
+	put_file(fx, "work/m", "x\n", 0644);
+	run_supervised(fx, 7, probe_fd_names, &run);
+	step_is(&run, 0, 0, "chmod a hard link by its inside name");
+	step_is(&run, 1, EPERM, "fchmod of it opened by its outside name");
+	step_is(&run, 2, 0, "rename inside");
+	step_is(&run, 3, 0, "fchmod after the rename");
+	step_is(&run, 4, 0, "fchmod an O_TMPFILE");
+	step_is(&run, 5, 0, "link the O_TMPFILE");
+	step_is(&run, 6, 0, "fchmod a pipe");
+	mode_is(fx, "out/hl", 0600);   /* one inode, two names: see docs */
+	mode_is(fx, "work/sub/m", 0600);
+	mode_is(fx, "work/tmp", 0640);
+	{
+		static const char *const ops[] = { "chmod" };
+		static const char *const paths[] = { "out/hl" };
+		static const int res[] = { -EPERM };
+
+		events_are(fx, &run, 1, ops, paths, res);
+	}
+	run_done(&run);
+}
+
+/* ---- devices, FIFOs ------------------------------------------------------ */
+
+static void probe_devices(struct report *r, const struct fx *fx)
+{
+	int fd;
+
+	(void)fx;
+	/* A device root is for writing to, not for changing its mode. */
+	rec(r, chmod("/dev/null", 0666));                          /* 0 */
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	rec(r, fd >= 0 ? fchmod(fd, 0666) : -1);                   /* 1 */
+	if (fd >= 0)
+		close(fd);
+	/* Opened read-only with O_TRUNC: no writer needed, nothing truncated. */
+	fd = open("work/fifo", O_RDONLY | O_TRUNC | O_CLOEXEC);
+	rec(r, fd);                                                /* 2 */
+	rec(r, fd >= 0 ? fcntl(fd, F_GETFL) & O_NONBLOCK : -1);   /* 3 */
+	if (fd >= 0)
+		close(fd);
+	fd = open("out/fifo", O_RDONLY | O_TRUNC | O_NONBLOCK | O_CLOEXEC);
+	rec(r, fd);                                                /* 4 */
+	rec(r, fd >= 0 ? fcntl(fd, F_GETFL) & O_NONBLOCK : -1);   /* 5 */
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_supervisor_devices_and_fifos(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+	struct stat st;
+
+	if (stat("/dev/null", &st) < 0 || !S_ISCHR(st.st_mode)) {
+		print_message("skipped: no /dev/null device here\n");
+		skip();
+	}
+	assert_int_equal(mkfifoat(fx->bfd, "work/fifo", 0644), 0);
+	assert_int_equal(mkfifoat(fx->bfd, "out/fifo", 0644), 0);
+	run_supervised(fx, 2, probe_devices, &run);
+	step_is(&run, 0, EPERM, "chmod /dev/null");
+	step_is(&run, 1, EPERM, "fchmod /dev/null");
+	step_is(&run, 2, 0, "O_RDONLY|O_TRUNC on a FIFO inside");
+	assert_int_equal(run.rep->val[3], 0);          /* as the step asked */
+	step_is(&run, 4, 0, "O_RDONLY|O_TRUNC on a FIFO outside: nothing to truncate");
+	assert_int_equal(run.rep->val[5], O_NONBLOCK); /* as the step asked */
+	assert_int_equal(run.n_ev, 2);
+	assert_string_equal(run.ev[0].path, "/dev/null");
+	assert_string_equal(run.ev[1].path, "/dev/null");
+	run_done(&run);
+}
+
+/* ---- a step that is no longer stepguard's equal ------------------------- */
+
+static void probe_drop(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, chmod("work/f", 0600));                             /* 0 */
+	rec(r, setresgid(4243, 4243, 4243));                       /* 1 */
+	rec(r, setresuid(4242, 4242, 4242));                       /* 2 */
+	/* Root would act for uid 4242 with root's rights: refused. */
+	rec(r, chmod("work/g", 0600));                             /* 3 */
+}
+
+static void test_supervisor_step_dropped_privileges(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	if (!fx->root) {
+		print_message("skipped: only root can change its ids\n");
+		skip();
+	}
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	/* uid 4242 may search the tree but owns nothing in it. */
+	run_supervised(fx, 7, probe_drop, &run);
+	step_is(&run, 0, 0, "chmod while still equal");
+	step_is(&run, 1, 0, "setresgid");
+	step_is(&run, 2, 0, "setresuid");
+	step_is(&run, 3, EPERM, "chmod after dropping privileges");
+	mode_is(fx, "work/f", 0600);
+	mode_is(fx, "work/g", 0644);
+	assert_int_equal(run.n_ev, 1);
+	assert_int_equal(run.ev[0].why, SG_SUP_FOREIGN);
+	run_done(&run);
+}
+
+/* ---- a listener of the step's own ---------------------------------------- */
+
+/*
+ * Of two filters that both answer USER_NOTIF, most kernels ask only the
+ * newer one's listener, and a CONTINUE from it runs the call without asking
+ * ours.  A step must not be able to stack such a filter.  (Step 1 alone
+ * passes on kernels that ask every listener; step 0 is ours.)
+ */
+static void *own_listener(void *p)
+{
+	int fd = *(int *)p;
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+
+	memset(&req, 0, sizeof(req));
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return NULL;
+}
+
+/*
+ * Raw seccomp(2): libseccomp 2.5 keeps one listener per process and would
+ * not ask for a second one.
+ */
+static void probe_own_listener(struct report *r, const struct fx *fx)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_chmod, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(insns), .filter = insns };
+	pthread_t th;
+	int fd;
+
+	(void)fx;
+	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			  SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	rec(r, fd);                                                /* 0 */
+	if (fd >= 0 && pthread_create(&th, NULL, own_listener, &fd) == 0) {
+		rec(r, chmod("out/f", 0600));                      /* 1 */
+		pthread_join(th, NULL);
+	} else {
+		rec(r, chmod("out/f", 0600));                      /* 1 */
+	}
+}
+
+static void test_supervisor_no_listener_of_the_steps_own(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	run_supervised(fx, 7, probe_own_listener, &run);
+	step_is(&run, 0, EPERM, "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)");
+	step_is(&run, 1, EPERM, "chmod outside, still supervised");
+	mode_is(fx, "out/f", 0644);
+	assert_int_equal(run.n_ev, 1);
+	run_done(&run);
+}
+
+/* ---- start-up and fd passing -------------------------------------------- */
+
+static void test_sg_supervisor_new_refuses_other_fds(void **state)
+{
+	struct sg_supervisor *s = (struct sg_supervisor *)1;
+	int fd = eventfd(0, EFD_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	/* Not a seccomp listener: refused, and the fd is consumed. */
+	assert_int_equal(sg_supervisor_new(&s, fd, NULL, 0, 7), -EINVAL);
+	assert_null(s);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_equal(sg_supervisor_new(&s, -1, NULL, 0, 7), -EBADF);
+	assert_int_equal(sg_supervisor_add_rules(NULL, 7), -EINVAL);
+}
+
+static void test_sg_supervisor_add_rules_keeps_policy_deny(void **state)
+{
+	static const char *const deny[] = { "chmod" };
+	struct sg_seccomp_opts o = { .deny = deny, .n_deny = 1 };
+	scmp_filter_ctx ctx = NULL;
+
+	char text[128 * 1024], *p;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	assert_int_equal(sg_seccomp_build(&o, &ctx, NULL), 0);
+	/* chmod already refused: supervision must not replace the refusal. */
+	assert_int_equal(sg_supervisor_add_rules(ctx, 2), 0);
+	fd = memfd_create("sg-test-pfc", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(seccomp_export_pfc(ctx, fd), 0);
+	n = pread(fd, text, sizeof(text) - 1, 0);
+	assert_true(n > 0 && n < (ssize_t)sizeof(text) - 1);
+	text[n] = '\0';
+	close(fd);
+	seccomp_release(ctx);
+	/* The block for chmod ends in ERRNO(1) (EPERM), fchmod in a notify. */
+	p = strstr(text, "\"chmod\"");
+	assert_non_null(p);
+	p = strstr(p, "action ");
+	assert_non_null(p);
+	assert_true(strncmp(p, "action ERRNO(1);", 16) == 0);
+	p = strstr(text, "\"fchmod\"");
+	assert_non_null(p);
+	p = strstr(p, "action ");
+	assert_non_null(p);
+	assert_true(strncmp(p, "action 0x7fc00000;", 18) == 0);
+}
+
+static void test_sg_fdpass(void **state)
+{
+	int sv[2], fd, got;
+	struct stat a, b;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	fd = eventfd(0, EFD_CLOEXEC);
+	assert_int_equal(sg_send_fd(sv[1], fd), 0);
+	got = sg_recv_fd(sv[0]);
+	assert_true(got >= 0 && got != fd);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(fstat(got, &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino);
+	assert_int_equal(fcntl(got, F_GETFD), FD_CLOEXEC);
+	close(got);
+
+	/* A message without a descriptor. */
+	assert_int_equal(send(sv[1], "x", 1, 0), 1);
+	assert_int_equal(sg_recv_fd(sv[0]), -EBADMSG);
+	assert_int_equal(sg_send_fd(sv[1], -1), -EBADF);
+
+	/* The peer went away without sending. */
+	close(sv[1]);
+	assert_int_equal(sg_recv_fd(sv[0]), -ECONNRESET);
+	close(sv[0]);
+	close(fd);
+}
+
+#define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sg_fdpass),
+		cmocka_unit_test(test_sg_supervisor_new_refuses_other_fds),
+		cmocka_unit_test(test_sg_supervisor_add_rules_keeps_policy_deny),
+		FX_TEST(test_supervisor_chmod),
+		FX_TEST(test_supervisor_fchmod_readonly_fd),
+		FX_TEST(test_supervisor_where),
+		FX_TEST(test_supervisor_chown),
+		FX_TEST(test_supervisor_times),
+		FX_TEST(test_supervisor_xattr),
+		FX_TEST(test_supervisor_magic_links),
+		FX_TEST(test_supervisor_truncate_abi2),
+		FX_TEST(test_supervisor_abi3_leaves_opens_alone),
+		FX_TEST(test_supervisor_threads_and_children),
+		FX_TEST(test_supervisor_real_tools),
+		FX_TEST(test_supervisor_races),
+		FX_TEST(test_supervisor_memory),
+		FX_TEST(test_supervisor_fd_names),
+		FX_TEST(test_supervisor_devices_and_fifos),
+		FX_TEST(test_supervisor_step_dropped_privileges),
+		FX_TEST(test_supervisor_no_listener_of_the_steps_own),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
