@@ -49,7 +49,8 @@ LAUNCHER_LIB  := launcher/options.c launcher/policy_load.c launcher/roots.c \
 	launcher/check.c launcher/run.c launcher/landlock.c launcher/seccomp.c \
 	launcher/confine.c launcher/user.c launcher/log.c launcher/step.c \
 	launcher/supervisor.c launcher/supervisor_target.c launcher/supervisor_resolve.c \
-	launcher/supervisor_ops.c launcher/fdpass.c launcher/selftest.c
+	launcher/supervisor_ops.c launcher/fdpass.c launcher/selftest.c \
+	launcher/selftest_report.c launcher/selftest_area.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))
 

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* selftest_internal.h — shared by selftest.c and selftest_report.c only. */
+#ifndef STEPGUARD_SELFTEST_INTERNAL_H
+#define STEPGUARD_SELFTEST_INTERNAL_H
+
+#include "launcher/selftest.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include <nettle/sha2.h>
+#include "launcher/confine.h"
+#include "launcher/exitcodes.h"
+#include "launcher/log.h"
+#include "launcher/policy_load.h"
+#include "launcher/roots.h"
+#include "launcher/user.h"
+#include "policy/expand.h"
+#include "policy/policy.h"
+
+#define N_TARGETS 4               /* outside the work directory */
+#define N_CELLS (N_TARGETS + 1)   /* and the control, last */
+#define CONTROL N_TARGETS
+#define N_RUNS 6
+#define RUN_TIMEOUT_MS 60000
+#define CHECK_TIMEOUT_MS 30000
+#define CAPTURE_MAX (64 * 1024)
+
+/* common_args() at most, plus the command and its targets */
+#define ARGV_MAX(s) (32 + 2 * (s)->o->n_allow_write + N_CELLS)
+
+#define SCRUB_VAR "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"
+#define CRED_VAR "ANTHROPIC_API_KEY"
+
+
+struct buf {
+	char *p;
+	size_t n;
+	bool truncated;
+};
+
+struct snap {
+	int err; /* errno of lstat other than ENOENT: cannot judge */
+	bool exists;
+	struct stat st;
+	bool hashed;
+	uint8_t hash[SHA256_DIGEST_SIZE];
+};
+
+struct cell {
+	char path[PATH_MAX];
+	struct snap before;
+	bool reported;       /* the probe printed a line for it */
+	char probe_said[16]; /* "landed" or "refused" */
+	char errname[32];
+	bool landed;         /* judged from outside */
+	const char *result;  /* "refused", "landed", "not tried", "unknown" */
+	char fate[160];      /* what was done about a landed write */
+};
+
+struct run {
+	const char *scrub;
+	bool attempted;
+	int status; /* stepguard's exit status, or -errno if not started */
+	struct cell c[N_CELLS];
+	char backend[64];
+	int abi; /* -1: unknown */
+	struct buf out, err;
+	bool ok;
+};
+
+struct ruling_check {
+	const char *what;
+	const char *var, *value;
+	const char *tools; /* NULL: no tools option */
+	int expect;
+	int status;
+	bool ok;
+	struct buf out;
+};
+
+struct selftest {
+	const struct sg_options *o;
+	char *const *envp;
+	struct sg_user user;
+	struct sg_policy pol;
+	const char *cli;   /* the model CLI's name, from the policy */
+	const char *tools; /* its tools option */
+	char cwd[PATH_MAX];
+	char probe[PATH_MAX];
+	char home[PATH_MAX];
+	char nonce[48];
+	char top[PATH_MAX], work[PATH_MAX], config[PATH_MAX], bin[PATH_MAX];
+	char priv[PATH_MAX], cli_path[PATH_MAX];
+	bool have_top;
+	char abs_policy[PATH_MAX], abs_rules[PATH_MAX];
+	char **abs_allow;
+	struct utsname uts;
+	char lsm[512], lsm_err[256];
+	char backend[64];
+	int abi;
+	char **gaps; /* the start record's not_covered, NULL-terminated */
+	struct run runs[N_RUNS];
+	struct ruling_check checks[3];
+	char **problems;
+	size_t n_problems;
+	bool lost_problem; /* out of memory while recording one: never a pass */
+	bool landed_any, confine_failed;
+};
+
+
+/* The cells of the table, in its column order. */
+struct sg_st_cell_name {
+	const char *id;
+	const char *label;
+};
+extern const struct sg_st_cell_name sg_st_cells[N_CELLS];
+
+const char *sg_st_scrub_label(const char *scrub);
+const char *sg_st_buf_str(const struct buf *b);
+void sg_st_print_human(const struct selftest *s, int status);
+void sg_st_print_json(const struct selftest *s, int status);
+
+/* selftest.c and selftest_area.c */
+void sg_st_escape_line(const char *in, char *out, size_t len);
+void sg_st_judge_cell(struct selftest *s, struct run *r, int k);
+void sg_st_judge_control(struct selftest *s, struct run *r);
+int sg_st_make_area(struct selftest *s);
+void sg_st_parse_report(struct selftest *s, struct run *r);
+int sg_st_pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void sg_st_preflight(struct selftest *s);
+void sg_st_problem(struct selftest *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sg_st_read_start(struct selftest *s, struct run *r, const char *log);
+int sg_st_rm_rf_at(int dfd, const char *name);
+void sg_st_snap_take(const char *path, struct snap *sn);
+
+#endif
