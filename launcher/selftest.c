@@ -80,10 +80,7 @@ static const char *const run_scrub[N_RUNS] = { NULL, "0", "1", "1", "0", NULL };
 static const char *const default_credentials[] = { "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
 						    "CLAUDE_CODE_OAUTH_TOKEN" };
 
-
 /* ---- small helpers ---------------------------------------------------- */
-
-
 
 void sg_st_problem(struct selftest *s, const char *fmt, ...)
 {
