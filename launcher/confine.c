@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "launcher/fdpass.h"
@@ -114,6 +115,16 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 	return 0;
 }
 
+static bool kernel_at_least(unsigned major, unsigned minor)
+{
+	struct utsname u;
+	unsigned a = 0, b = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &a, &b) != 2)
+		return false;
+	return a > major || (a == major && b >= minor);
+}
+
 int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
 		       enum sg_mode mode, const struct sg_roots *roots, char *msg, size_t len)
 {
@@ -190,8 +201,13 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 		return fail(msg, len, r, "cannot build the seccomp filter%s%s: %s",
 			    bad_name ? " at " : "", bad_name ? bad_name : "", strerror(-r));
 
-	/* The supervisor covers what Landlock does not mediate. */
-	r = sg_supervisor_add_rules(c->seccomp, c->ll.abi);
+	/*
+	 * The supervisor covers what Landlock does not mediate.  Its kernel
+	 * features are probed for real once it has a listener, after fork;
+	 * a kernel older than 5.14 (SECCOMP_ADDFD_FLAG_SEND) is known to lack
+	 * them, so find that out here, before the step starts.
+	 */
+	r = kernel_at_least(5, 14) ? sg_supervisor_add_rules(c->seccomp, c->ll.abi) : -EOPNOTSUPP;
 	if (r == 0) {
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)

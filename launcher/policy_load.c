@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "launcher/cleanup.h"
+#include "launcher/seccomp.h"
 #include "policy/default_policy.h"
 #include "policy/expand.h"
 
@@ -260,6 +261,37 @@ out:
 	return r;
 }
 
+/*
+ * "[seccomp] allow" removes names from the default deny list; a name not on
+ * it is a typo or a misunderstanding, and clone3 cannot be removed (its
+ * flags are out of the filter's sight).  Say so with the file and line now,
+ * not when the filter is built.
+ */
+static int check_seccomp_allow(const struct sg_policy *p, struct sg_error *err)
+{
+	const char *const *deny = sg_seccomp_default_deny();
+
+	for (size_t i = 0; i < p->seccomp_allow.n; i++) {
+		const char *name = p->seccomp_allow.v[i];
+		bool listed = false;
+
+		for (const char *const *d = deny; *d; d++)
+			if (strcmp(*d, name) == 0)
+				listed = true;
+		if (listed && strcmp(name, "clone3") != 0)
+			continue;
+		snprintf(err->file, sizeof(err->file), "%s", p->seccomp_allow.origin.file);
+		err->line = p->seccomp_allow.origin.line;
+		snprintf(err->msg, sizeof(err->msg),
+			 strcmp(name, "clone3") == 0
+				 ? "[seccomp] allow: clone3 cannot be allowed: its flags are in memory where the filter cannot check them (it is answered ENOSYS so libc uses clone)"
+				 : "[seccomp] allow: \"%s\" is not on the default deny list (see docs/seccomp.md); nothing to remove",
+			 name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sg_policy_load(const struct sg_options *o, char *const envp[], struct sg_policy *p,
 		   struct sg_sources *srcs, struct sg_error *err)
 {
@@ -316,5 +348,8 @@ int sg_policy_load(const struct sg_options *o, char *const envp[], struct sg_pol
 		if (r < 0)
 			return r;
 	}
-	return sg_policy_validate(p, err);
+	r = sg_policy_validate(p, err);
+	if (r < 0)
+		return r;
+	return check_seccomp_allow(p, err);
 }

@@ -102,6 +102,17 @@ expect 0 '# mode: enforce' env-step -- "${E[@]}" STEPGUARD_STEP=lint "$SG" -p st
 
 printf '[writes]\nconf = ${HOME}/.config/x\n' > home.ini
 
+printf '[seccomp]\n# comment\nallow = getpid\n' > allow.ini
+expect 64 'allow.ini:3: [seccomp] allow: "getpid" is not on the default deny list' seccomp-allow-unlisted -- \
+	"${E[@]}" "$SG" -p allow.ini -w work --check
+printf '[seccomp]\nallow = clone3\n' > clone3.ini
+expect 64 'clone3 cannot be allowed' seccomp-allow-clone3 -- "${E[@]}" "$SG" -p clone3.ini -w work --check
+printf '[seccomp]\ndeny = ptrase\n' > typo.ini
+expect 64 'typo.ini:2: [seccomp] deny: "ptrase" is not a system call name' seccomp-deny-typo -- \
+	"${E[@]}" "$SG" -p typo.ini -w work --check
+printf '[seccomp]\ndeny = acct\nallow = ptrace\n' > ok.ini
+expect 0 'decision: policy valid' seccomp-add-remove-ok -- "${E[@]}" "$SG" -p ok.ini -w work --check
+
 # --- roots -----------------------------------------------------------------
 expect 64 'would allow every write' workdir-root -- "${E[@]}" "$SG" -w / --check
 expect 64 'contains the home directory' workdir-home -- "${E[@]}" "$SG" -w "$H" --check
