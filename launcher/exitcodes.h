@@ -13,7 +13,7 @@
 
 enum sg_exit {
 	SG_EXIT_OK = 0,
-	SG_EXIT_SELFTEST = 1,   /* --self-test ran and found a write that landed */
+	SG_EXIT_SELFTEST = 1,   /* --self-test did not pass; see docs/self-test.md */
 	SG_EXIT_USAGE = 64,     /* invalid command line or policy (EX_USAGE) */
 	SG_EXIT_CONFINE = 71,   /* confinement unavailable or failed: fail closed (EX_OSERR) */
 	SG_EXIT_REFUSED = 77,   /* refused by ruling 1 or 2 (EX_NOPERM) */
