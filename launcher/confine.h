@@ -34,7 +34,7 @@ struct sg_confine {
 	int sock[2];             /* child [1] -> parent [0]: the listener */
 	unsigned gaps;           /* what nothing covers on this kernel (enum sg_gap) */
 	unsigned accepted;       /* gaps the policy accepts */
-	int keep_fds[16];        /* descriptors the step inherits beyond 0-2 */
+	int keep_fds[SG_POLICY_MAX_KEEP_FDS]; /* inherited beyond 0-2 */
 	size_t n_keep_fds;
 	struct sg_root *roots;   /* the open roots, for Landlock and the supervisor */
 	size_t n_roots;

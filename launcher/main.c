@@ -119,6 +119,18 @@ int main(int argc, char **argv)
 		int cr = -1;
 
 		/* Prepared, never applied: --check says whether the step would run. */
+		if (r == 0) {
+			struct sg_step_ctx sc = { &opt, &pol, &eff, &roots, &user, env, digest };
+			char *log = NULL;
+
+			/* A log the run would refuse is an invalid policy here too. */
+			r = sg_step_log_path(&sc, &log, err.msg, sizeof(err.msg));
+			free(log);
+			if (r < 0) {
+				snprintf(err.file, sizeof(err.file), "log");
+				err.line = 0;
+			}
+		}
 		if (r == 0)
 			cr = sg_confine_prepare(&conf, &pol, eff.filter, eff.mode, &roots, cmsg,
 						sizeof(cmsg));

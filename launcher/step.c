@@ -169,7 +169,7 @@ static int ready(void *ctx)
 }
 
 /* The log path: --log / STEPGUARD_LOG, else the policy's, expanded. */
-static int log_path(const struct sg_step_ctx *s, char **out, char *msg, size_t len)
+int sg_step_log_path(const struct sg_step_ctx *s, char **out, char *msg, size_t len)
 {
 	struct sg_expand_vars vars = { s->roots->v[0].resolved, sg_env_get(s->env, "HOME"), s->env };
 	char m[256], dir[PATH_MAX], *slash;
@@ -246,6 +246,10 @@ static void start_line(const struct run_state *st)
 		fprintf(stderr, " (accepted by policy: %s)",
 			sg_gaps_str(st->conf.gaps & st->conf.accepted, a, sizeof(a)));
 	fprintf(stderr, "; user %s\n", s->user->name[0] ? s->user->name : "?");
+	if (st->conf.ll.denied_fs)
+		/* Over-blocking, not a hole: say it, so a failing rename is explained. */
+		fprintf(stderr, "stepguard: note: Landlock ABI 1 refuses renames and links across "
+				"directories, even inside the writable roots\n");
 	if (s->o->verbose)
 		for (size_t i = 0; i < s->roots->n; i++)
 			if (s->roots->v[i].fd >= 0)
@@ -264,7 +268,7 @@ int sg_step_run(struct sg_step_ctx *s)
 	st.s = s;
 	st.log.fd = -1;
 
-	r = log_path(s, &path, msg, sizeof(msg));
+	r = sg_step_log_path(s, &path, msg, sizeof(msg));
 	if (r < 0) {
 		fprintf(stderr, "stepguard: %s\n", r == -ENOMEM ? "out of memory" : msg);
 		return SG_EXIT_USAGE;

@@ -18,6 +18,13 @@ struct sg_step_ctx {
 	const char *policy_digest; /* "sha256:..." */
 };
 
+/*
+ * The log's path (--log / STEPGUARD_LOG, else the policy's, expanded), or
+ * NULL for none.  Refused (-EPERM) inside a writable root, where the step
+ * could rewrite it; -ENOENT if its directory does not exist.  MSG says why.
+ */
+int sg_step_log_path(const struct sg_step_ctx *s, char **out, char *msg, size_t len);
+
 /* Prints its own errors; returns stepguard's exit status. */
 int sg_step_run(struct sg_step_ctx *s);
 

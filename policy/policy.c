@@ -705,6 +705,12 @@ int sg_policy_validate(const struct sg_policy *p, struct sg_error *err)
 			  "[model-cli] tools-option is empty: name the option that sets the CLI's tools (\"--tools\")");
 		return -EINVAL;
 	}
+	if (p->keep_fds.n > SG_POLICY_MAX_KEEP_FDS) {
+		sg__set_error(err, p->keep_fds.origin.file, p->keep_fds.origin.line,
+			      "[stepguard] keep-fds: %zu descriptors, at most %d", p->keep_fds.n,
+			      SG_POLICY_MAX_KEEP_FDS);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < p->seccomp_allow.n; i++)
 		if (sg_words_contains(&p->seccomp_deny, p->seccomp_allow.v[i])) {
 			sg__set_error(err, p->seccomp_allow.origin.file, p->seccomp_allow.origin.line,

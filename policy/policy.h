@@ -21,6 +21,9 @@
  */
 #define SG_POLICY_MAX_LINE 198
 
+/* Descriptors a step may inherit beyond 0-2 ([stepguard] keep-fds). */
+#define SG_POLICY_MAX_KEEP_FDS 16
+
 enum sg_mode { SG_MODE_UNSET = 0, SG_MODE_ENFORCE, SG_MODE_AUDIT };
 
 enum sg_filter {

@@ -128,6 +128,16 @@ fi
 expect 64 'No such file' workdir-missing -- "${E[@]}" "$SG" -w "$T/absent" --check
 expect 64 'is not a directory' workdir-file -- "${E[@]}" "$SG" -w bad.ini --check
 
+# --- the log -----------------------------------------------------------------
+expect 64 'inside the writable root' log-inside-root-check -- \
+	"${E[@]}" "$SG" -w work --log work/x.log --check
+expect 64 'inside the writable root' log-inside-root-run -- "${E[@]}" "$SG" -w work --log work/x.log -- true
+[ ! -e work/x.log ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL log-inside-root: created"; }
+expect 64 'its directory' log-missing-dir -- "${E[@]}" "$SG" -w work --log "$T/absent/x.log" --check
+printf '[stepguard]\nkeep-fds = 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19\n' > fds.ini
+expect 64 'fds.ini:2: [stepguard] keep-fds: 17 descriptors, at most 16' keep-fds-limit -- \
+	"${E[@]}" "$SG" -p fds.ini -w work --check
+
 # --- usage and statuses ----------------------------------------------------
 expect 0 'stepguard 0.' version -- "$SG" --version
 expect 0 '--allow-write' help -- "$SG" --help
