@@ -180,8 +180,14 @@ int sg_log_write(struct sg_log *l, const char *event, json_object *rec)
 	json_object_object_add(o, "event", json_object_new_string(event));
 	json_object_object_add(o, "step", json_object_new_string(l->step));
 	json_object_object_add(o, "run", json_object_new_string(l->run_id));
-	json_object_object_foreach(rec, key, val)
-		json_object_object_add(o, key, json_object_get(val));
+	{
+		struct json_object_iterator it = json_object_iter_begin(rec);
+		struct json_object_iterator end = json_object_iter_end(rec);
+
+		for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+			json_object_object_add(o, json_object_iter_peek_name(&it),
+					       json_object_get(json_object_iter_peek_value(&it)));
+	}
 	json_object_put(rec);
 
 	if (l->fd < 0) {
