@@ -104,12 +104,14 @@ check: unit cli host vm
 
 # Confinement on this machine, judged from outside: the self-test and the
 # adversarial suite, as root and as an unprivileged user.
-host: $(BUILD)/stepguard $(BUILD)/stepguard-probe
+host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
+		bash tests/host/run.sh
 
 # eBPF backends and boots the host cannot give (lsm= with and without bpf,
 # without landlock): QEMU/TCG boots Debian's 6.1 and 6.12 cloud kernels.
-vm: $(BUILD)/stepguard $(BUILD)/stepguard-probe
+vm: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard \
 		STEPGUARD_PROBE=$(CURDIR)/$(BUILD)/stepguard-probe \
 		ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
@@ -153,7 +155,7 @@ uninstall:
 
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
-	qemu-system-x86 busybox-static cpio e2fsprogs
+	qemu-system-x86 busybox-static cpio e2fsprogs util-linux
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)

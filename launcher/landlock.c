@@ -221,8 +221,15 @@ static int add_root(int ruleset_fd, const struct sg_root *root,
 	 * on a rule whose object is not a directory.  A file root, or a device
 	 * such as /dev/null, gets the rights that apply to an opened file.
 	 */
+	/*
+	 * Device nodes are never granted, not even beneath a root: a step
+	 * running as root (CAP_MKNOD) could make a node for a disk outside the
+	 * roots and write it raw.  The rights stay handled, so they are
+	 * refused everywhere; seccomp refuses device mknod as well.
+	 */
 	if (S_ISDIR(st.st_mode))
-		rule.allowed_access = handled;
+		rule.allowed_access = handled & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+							    LANDLOCK_ACCESS_FS_MAKE_CHAR);
 	else
 		rule.allowed_access = handled & SG_LANDLOCK_FILE_RIGHTS;
 

@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -494,6 +495,31 @@ static int sg_set_attrs(scmp_filter_ctx ctx)
 	return seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
 }
 
+/*
+ * A device node is a door to whatever it names: a step running as root
+ * (CAP_MKNOD) could make one for a disk outside the roots and write it
+ * raw.  Landlock never grants device nodes either; this also covers the
+ * eBPF backends and keeps the refusal in one obvious place.  Only the
+ * file-type bits of the mode decide, so compare exactly those.
+ */
+static int sg_add_mknod_rules(scmp_filter_ctx ctx)
+{
+	static const uint64_t types[] = { S_IFBLK, S_IFCHR };
+	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, types[i]));
+		if (r < 0)
+			return r;
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, types[i]));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int sg_seccomp_build(const struct sg_seccomp_opts *o, scmp_filter_ctx *out,
 		     const char **bad_name)
 {
@@ -522,6 +548,8 @@ int sg_seccomp_build(const struct sg_seccomp_opts *o, scmp_filter_ctx *out,
 	r = sg_set_attrs(ctx);
 	if (r >= 0)
 		r = sg_add_ioctl_rules(ctx);
+	if (r >= 0)
+		r = sg_add_mknod_rules(ctx);
 	if (r >= 0)
 		r = sg_add_ns_rules(ctx, o);
 	if (r >= 0)

@@ -40,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -485,6 +486,14 @@ static void test_sg_seccomp_build_ioctl_tiocsti(void **state)
 		{ "ioctl(FS_IOC_FSSETXATTR)", 0, SYS_ioctl, { 3, FS_IOC_FSSETXATTR }, RET_EPERM },
 		{ "ioctl(FS_IOC_GETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC_GETFLAGS }, RET_ALLOW },
 		{ "ioctl(FIONREAD)", 0, SYS_ioctl, { 0, FIONREAD }, RET_ALLOW },
+		/* device nodes refused, by the file-type bits only */
+		{ "mknod(S_IFBLK)", 0, SYS_mknod, { 0, S_IFBLK | 0600, 0x0700 }, RET_EPERM },
+		{ "mknod(S_IFCHR)", 0, SYS_mknod, { 0, S_IFCHR | 0666, 0x0103 }, RET_EPERM },
+		{ "mknodat(S_IFBLK)", 0, SYS_mknodat, { AT_FDCWD, 0, S_IFBLK | 0600, 0x0700 }, RET_EPERM },
+		{ "mknodat(S_IFCHR)", 0, SYS_mknodat, { 3, 0, S_IFCHR, 0 }, RET_EPERM },
+		{ "mknod(S_IFIFO)", 0, SYS_mknod, { 0, S_IFIFO | 0600, 0 }, RET_ALLOW },
+		{ "mknodat(S_IFREG)", 0, SYS_mknodat, { AT_FDCWD, 0, S_IFREG | 0644, 0 }, RET_ALLOW },
+		{ "mknodat(S_IFSOCK)", 0, SYS_mknodat, { AT_FDCWD, 0, S_IFSOCK | 0644, 0 }, RET_ALLOW },
 		{ "ioctl(TCGETS)", 0, SYS_ioctl, { 0, TCGETS }, RET_ALLOW },
 		{ "ioctl(TIOCGWINSZ)", 0, SYS_ioctl, { 1, TIOCGWINSZ }, RET_ALLOW },
 		{ "ioctl(junk|FIONREAD)", 0, SYS_ioctl, { 0, HIGH_JUNK | FIONREAD }, RET_ALLOW },
@@ -518,7 +527,8 @@ static void test_sg_seccomp_build_hot_syscalls_constant_allow(void **state)
 		SYS_open, SYS_stat, SYS_lstat, SYS_access,
 #endif
 	};
-	const int arg_nrs[] = { SYS_ioctl, SYS_clone, SYS_unshare };
+	/* mknod and mknodat: rare, and their mode decides (device nodes are refused) */
+	const int arg_nrs[] = { SYS_ioctl, SYS_clone, SYS_unshare, SYS_mknod, SYS_mknodat };
 	struct prog p;
 
 	(void)state;
