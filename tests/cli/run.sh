@@ -138,6 +138,17 @@ printf '[stepguard]\nkeep-fds = 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19\n' >
 expect 64 'fds.ini:2: [stepguard] keep-fds: 17 descriptors, at most 16' keep-fds-limit -- \
 	"${E[@]}" "$SG" -p fds.ini -w work --check
 
+# --- inherited descriptors: closed above 2 unless the policy keeps them -------
+exec 7>"$T/fd7.txt"
+out=$("${E[@]}" "$SG" -q -w work -- sh -c 'echo via7 >&7' 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && [ ! -s "$T/fd7.txt" ]; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL fd-closed: status $rc, fd 7 wrote: $(cat "$T/fd7.txt") $out"; fi
+printf '[stepguard]\nkeep-fds = 7\n' > keep.ini
+out=$("${E[@]}" "$SG" -q -p keep.ini -w work -- sh -c 'echo via7 >&7' 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -q via7 "$T/fd7.txt"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL fd-kept: status $rc: $out"; fi
+exec 7>&-
+
 # --- usage and statuses ----------------------------------------------------
 expect 0 'stepguard 0.' version -- "$SG" --version
 expect 0 '--allow-write' help -- "$SG" --help
