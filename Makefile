@@ -19,7 +19,7 @@ CC         ?= cc
 PKG_CONFIG ?= pkg-config
 SHELL      := /bin/bash
 
-LIBS_PKGS  := inih libseccomp json-c nettle
+LIBS_PKGS  := inih libseccomp json-c nettle libbpf
 TEST_PKGS  := cmocka
 
 # Warnings that catch bugs are errors; the rest must stay at zero too
@@ -62,6 +62,10 @@ UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_poli
 	test_policy_load test_landlock test_seccomp test_log test_supervisor
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
+# The eBPF write filter: vmlinux.h, the CO-RE object, its skeleton, the loader.
+include bpf/bpf.mk
+CPPFLAGS += -I$(BPF_GEN)
+
 .PHONY: all check unit cli host vm asan lint install uninstall deps clean clean-vm
 all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 
@@ -77,7 +81,7 @@ $(BUILD)/tests/adversary: tests/host/adversary.c
 	@mkdir -p $(@D)
 	$(CC) $(PLAIN_CFLAGS) -Wno-missing-prototypes -o $@ $<
 
-$(BUILD)/stepguard: $(LAUNCHER_MAIN:%.c=$(BUILD)/%.o) $(LAUNCHER_OBJS) $(POLICY_OBJS)
+$(BUILD)/stepguard: $(LAUNCHER_MAIN:%.c=$(BUILD)/%.o) $(LAUNCHER_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c
@@ -97,7 +101,7 @@ $(BUILD)/tests/%.o: tests/%.c
 	$(CC) $(CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) $(CFLAGS) \
 		-Wno-missing-prototypes -Wno-error=missing-prototypes -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LAUNCHER_OBJS) $(POLICY_OBJS)
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LAUNCHER_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
 check: unit cli host vm
@@ -111,14 +115,14 @@ host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 
 # eBPF backends and boots the host cannot give (lsm= with and without bpf,
 # without landlock): QEMU/TCG boots Debian's 6.1 and 6.12 cloud kernels.
-vm: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
+vm: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary $(BUILD)/tests/bpfdrive
 	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard \
 		STEPGUARD_PROBE=$(CURDIR)/$(BUILD)/stepguard-probe \
 		ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
-		bash tests/vm/run.sh
+		bash tests/vm/run.sh $(CURDIR)/$(BUILD)/tests/bpfdrive:/usr/local/bin/bpfdrive
 
 # Unit tests: cmocka, no root, no kernel features.
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) bpf-unit
 	@set -e; for t in $(UNIT_BINS); do \
 		echo "== $$t"; STEPGUARD_SOURCE_DIR=$(CURDIR) $$t; done
 
@@ -136,6 +140,9 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -I. -D__linux__ \
 		--suppress=missingIncludeSystem policy launcher
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+		--std=c11 --inline-suppr -I. -I$(BPF_GEN) -D__linux__ \
+		--suppress=missingIncludeSystem bpf/loader.c bpf/pins.c bpf/scope.c bpf/events.c
 
 install: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
@@ -155,7 +162,7 @@ uninstall:
 
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
-	qemu-system-x86 busybox-static cpio e2fsprogs util-linux
+	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)

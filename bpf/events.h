@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: (MIT OR GPL-2.0-only) */
+/*
+ * events.h — what the eBPF write filter and its loader share: the records
+ * in the maps, and the event each refusal (or, in audit mode, each would-be
+ * refusal) sends to user space.
+ *
+ * Included by bpf/stepguard.bpf.c (after vmlinux.h) and by user space.
+ * Fixed-width types only, no padding the compiler could choose differently
+ * for the two targets: every struct below is laid out by hand, and the
+ * _Static_asserts at the end hold on both sides.
+ */
+#ifndef SG_BPF_EVENTS_H
+#define SG_BPF_EVENTS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#include <stddef.h>
+#endif
+
+/*
+ * Room for one path in an event, including nothing else: paths are sent
+ * with their length, not NUL-terminated.  PATH_MAX, because a longer path
+ * cannot be named by a syscall anyway; one that is longer in the tree (a
+ * deep directory reached through relative opens) is sent with its leading
+ * components cut and SG_EV_PATH*_TRUNC set, never cut silently.
+ */
+#define SG_PATH_MAX 4096
+#define SG_COMM_LEN 16
+
+/* What a confined task tried.  The names in the log: sg_bpf_op_name(). */
+enum sg_op {
+	SG_OP_NONE = 0,
+	SG_OP_OPEN,        /* open for writing (f_flags, not only FMODE_WRITE) */
+	SG_OP_CREATE,      /* a regular file: open(O_CREAT) or mknod(S_IFREG) */
+	SG_OP_MKNOD,       /* fifo, socket, device, whiteout */
+	SG_OP_MKDIR,
+	SG_OP_RMDIR,
+	SG_OP_UNLINK,
+	SG_OP_RENAME,      /* path: the old name, path2: the new one */
+	SG_OP_LINK,        /* path: the existing file, path2: the new link */
+	SG_OP_SYMLINK,
+	SG_OP_TRUNCATE,
+	SG_OP_CHMOD,
+	SG_OP_CHOWN,
+	SG_OP_UTIMES,      /* inode_setattr with time changes only */
+	SG_OP_SETXATTR,    /* POSIX ACLs (set_acl, 6.2+) included: arg = 1 */
+	SG_OP_REMOVEXATTR, /* likewise (remove_acl) */
+	SG_OP_BPF,         /* guard: bpf(2); arg = the command */
+	SG_OP_KILL,        /* guard: a signal out of the scope; arg = target tgid << 32 | sig */
+	SG_OP_PTRACE,      /* guard: ptrace and /proc access; arg = target tgid << 32 | mode */
+	SG_OP_MOUNT,       /* guard: mount, move_mount, umount */
+	SG_OP_FORK,        /* a confined task's child could not be marked: fork refused */
+	SG_OP_CHATTR,      /* inode flags by ioctl (chattr, xfs_io); arg = the command */
+	SG_OP__MAX,
+};
+
+enum sg_decision {
+	SG_DECISION_DENIED = 1,  /* the task got -event.error */
+	SG_DECISION_AUDITED = 2, /* audit mode: it would have been refused, and was let through */
+};
+
+/* Why the decision was a refusal. */
+enum sg_reason {
+	SG_WHY_NONE = 0,
+	SG_WHY_OUTSIDE,   /* the walk reached the top of the mount tree without a root */
+	SG_WHY_DEPTH,     /* the walk ran out of steps (SG_WALK_MAX) before a root or the top */
+	SG_WHY_MOUNT,     /* an object known by dentry only, on a file system whose mount
+			   * could not be told (bind-mounted more than once) */
+	SG_WHY_NO_SCOPE,  /* the task's scope has no policy: its stepguard removed it */
+	SG_WHY_UNKNOWN,   /* could not tell whether the task is confined (6.1 storage busy) */
+	SG_WHY_GUARD,     /* a guard hook: bpf, signals, ptrace, mounts */
+	SG_WHY_NOMEM,     /* the child's mark could not be allocated */
+};
+
+/* enum sg_scope_mode: the scope's policy. */
+#define SG_MODE_ENFORCE 0
+#define SG_MODE_AUDIT 1
+
+/* sg_event.flags */
+#define SG_EV_PATH_TRUNC (1U << 0)  /* path lacks its leading components */
+#define SG_EV_PATH2_TRUNC (1U << 1)
+#define SG_EV_PATH_FSREL (1U << 2)  /* path starts at its file system's root: mount unknown */
+#define SG_EV_PATH2_FSREL (1U << 3)
+#define SG_EV_PATH_DPATH (1U << 4)  /* path is bpf_d_path's (relative to the task's root) */
+#define SG_EV_END1 (1U << 5)        /* the first object (path) is outside the roots */
+#define SG_EV_END2 (1U << 6)        /* the second object (path2) is outside the roots */
+#define SG_EV_NO_PATH (1U << 7)     /* the operation has no path (guards) */
+
+/*
+ * One refusal.  Sent with bpf_ringbuf_output(), cut after path2: the size
+ * of a record is SG_EVENT_HDR_SIZE + path_len + path2_len, and user space
+ * checks exactly that before reading data[].
+ */
+struct sg_event {
+	__u64 time_ns;   /* CLOCK_BOOTTIME */
+	__u64 arg;       /* op-specific, see enum sg_op; open: f_flags; mknod: mode */
+	__u32 scope;
+	__u32 pid;       /* thread-group id, in the initial pid namespace */
+	__u32 tid;
+	__u32 uid;       /* real uid and gid, in the initial user namespace */
+	__u32 gid;
+	__s32 error;     /* what the task got (-EACCES, -EPERM), 0 when audited */
+	__u32 flags;     /* SG_EV_* */
+	__u16 op;        /* enum sg_op */
+	__u8 decision;   /* enum sg_decision */
+	__u8 reason;     /* enum sg_reason */
+	__u16 path_len;
+	__u16 path2_len;
+	__u32 pad;
+	char comm[SG_COMM_LEN];
+	char data[2 * SG_PATH_MAX]; /* path, then path2: bytes, no NUL */
+};
+#define SG_EVENT_HDR_SIZE (offsetof(struct sg_event, data))
+
+/*
+ * sg_task (task storage): the mark of a confined task.  The walk_* fields
+ * are the state of the decision walk in progress (see sg_walk() in
+ * stepguard.bpf.c); only scope is copied to a child.
+ */
+struct sg_mark {
+	__u32 scope;
+	__u32 walk_result;
+	__u64 walk_mnt;
+	__u64 walk_dentry;
+};
+
+/*
+ * sg_registrar (task storage): set on stepguard itself, by itself, while
+ * it registers its roots (see sg_register() in stepguard.bpf.c).
+ */
+struct sg_registrar {
+	__u32 scope;
+	__u32 count;  /* roots registered so far: proof that the hook ran */
+	__s32 err;    /* first failure in the program (-ENOSPC: roots map full) */
+	__u32 pad;
+};
+
+/* sg_scopes (hash, key: scope id): one per running step. */
+struct sg_scope {
+	__u32 mode;           /* SG_MODE_* */
+	__u32 nroots;
+	__u64 denied;         /* refusals seen */
+	__u64 audited;        /* would-be refusals let through (audit mode) */
+	__u64 lost;           /* of those, events that did not reach the ring */
+	__u64 owner_start_ns; /* the registering stepguard: its start_boottime */
+	__u32 owner_tgid;     /* and its tgid in the initial pid namespace */
+	__u32 pad;
+};
+
+/* sg_roots (hash): a writable root, by kernel identity. */
+struct sg_root_key {
+	__u32 scope;
+	__u32 pad;
+	__u64 dentry; /* struct dentry * */
+};
+
+struct sg_root_val {
+	__u64 mnt;    /* struct vfsmount *: the mount it was opened through */
+	__u64 inode;  /* struct inode * */
+	__u64 ino;    /* and what that inode was: i_ino, i_generation, mnt_id */
+	__u32 gen;    /* guard against the pointers being reused after the */
+	__s32 mnt_id; /* objects were freed (a scope left behind by a killed stepguard) */
+};
+
+/* sg_stats (array, one entry): what belongs to no scope. */
+struct sg_stats {
+	__u64 orphan_denied; /* refusals for tasks whose scope has no policy or ring */
+	__u64 unknown;       /* could not tell if confined (6.1: storage busy): refused */
+	__u64 fork_refused;  /* a confined task's child could not be marked */
+	__u64 scratch_fail;  /* no event buffer for a task: event lost */
+};
+
+#ifndef __VMLINUX_H__
+_Static_assert(sizeof(struct sg_event) == 72 + 2 * SG_PATH_MAX, "sg_event layout");
+_Static_assert(SG_EVENT_HDR_SIZE == 72, "sg_event header layout");
+_Static_assert(sizeof(struct sg_scope) == 48, "sg_scope layout");
+_Static_assert(sizeof(struct sg_mark) == 24, "sg_mark layout");
+_Static_assert(sizeof(struct sg_root_key) == 16, "sg_root_key layout");
+_Static_assert(sizeof(struct sg_root_val) == 32, "sg_root_val layout");
+#endif
+
+#endif /* SG_BPF_EVENTS_H */

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * scope.c — scopes: add one (its policy, its ring buffer, its roots
+ * registered through the filter's own hook), mark a task with it, read
+ * its events and counters, remove it, and collect the ones whose
+ * stepguard died.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf/loader_internal.h"
+
+static int pidfd_self(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Delete every sg_roots entry of SCOPE. */
+static int remove_roots(struct sg_bpf *b, uint32_t scope)
+{
+	struct sg_root_key key, next, *victims = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+	void *prev = NULL;
+
+	/* Collect first: deleting while iterating a hash map restarts the walk. */
+	while (bpf_map_get_next_key(b->maps[M_ROOTS], prev, &next) == 0) {
+		if (next.scope == scope) {
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct sg_root_key *v = realloc(victims, ncap * sizeof(*v));
+
+				if (!v) {
+					free(victims);
+					return -ENOMEM;
+				}
+				victims = v;
+				cap = ncap;
+			}
+			victims[n++] = next;
+		}
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bpf_map_delete_elem(b->maps[M_ROOTS], &victims[i]) < 0 && errno != ENOENT &&
+		    r == 0)
+			r = -errno;
+	free(victims);
+	return r;
+}
+
+/*
+ * The order matters: the policy goes first, so that from this moment the
+ * scope's tasks are refused everything (no scope: deny), and no walk
+ * can meet a half-removed root set as "allowed".
+ */
+static int drop_scope(struct sg_bpf *b, uint32_t scope)
+{
+	int r = 0;
+
+	if (bpf_map_delete_elem(b->maps[M_SCOPES], &scope) < 0 && errno != ENOENT)
+		r = -errno;
+	if (bpf_map_delete_elem(b->maps[M_RINGS], &scope) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	{
+		int rr = remove_roots(b, scope);
+
+		if (rr < 0 && r == 0)
+			r = rr;
+	}
+	return r;
+}
+
+int sg_bpf_remove_scope(struct sg_bpf *b, uint32_t scope)
+{
+	return drop_scope(b, scope);
+}
+
+/* Is /proc/self/ns/NAME the initial namespace (inode INO)? */
+static bool in_initial_ns(const char *name, unsigned long ino)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	return stat(path, &st) == 0 && st.st_ino == ino;
+}
+
+/*
+ * Is TGID, started at START_NS (boot time, as the kernel recorded it),
+ * still running?  /proc/<tgid>/stat field 22 is the same start time in
+ * clock ticks.  1 alive, 0 gone, -errno when it cannot tell.
+ */
+static int owner_alive(uint32_t tgid, uint64_t start_ns)
+{
+	char path[64], buf[1024], *p;
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long ticks;
+	ssize_t n;
+	int fd, field;
+
+	if (hz <= 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", tgid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n == 0 ? 0 : -errno;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: count fields after the last ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EBADMSG;
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (sscanf(p, "%llu", &ticks) != 1)
+		return -EBADMSG;
+	return ticks == start_ns / (1000000000ULL / (unsigned long long)hz);
+}
+
+int sg_bpf_gc(struct sg_bpf *b)
+{
+	uint32_t key, next, *dead = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+	int removed = 0;
+
+	/* PROC_PID_INIT_INO and PROC_TIME_INIT_INO: the kernel's ids of the initial namespaces */
+	if (!in_initial_ns("pid", 0xEFFFFFFCUL) ||
+	    (access("/proc/self/ns/time", F_OK) == 0 && !in_initial_ns("time", 0xEFFFFFFAUL)))
+		return 0;
+	while (bpf_map_get_next_key(b->maps[M_SCOPES], prev, &next) == 0) {
+		struct sg_scope s;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(b->maps[M_SCOPES], &next, &s) < 0 || !s.owner_tgid)
+			continue; /* being set up right now: no owner recorded yet */
+		if (owner_alive(s.owner_tgid, s.owner_start_ns) != 0)
+			continue; /* alive, or cannot tell: keep */
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			uint32_t *v = realloc(dead, ncap * sizeof(*v));
+
+			if (!v) {
+				free(dead);
+				return -ENOMEM;
+			}
+			dead = v;
+			cap = ncap;
+		}
+		dead[n++] = next;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (drop_scope(b, dead[i]) == 0)
+			removed++;
+	free(dead);
+	return removed;
+}
+
+static int ring_sample(void *ctx, void *data, size_t size)
+{
+	struct sg_bpf *b = ctx;
+
+	if (sg_bpf_event_check(data, size) < 0)
+		return 0; /* not ours to read: skip it, keep the others */
+	if (b->fn && !b->fn_stop)
+		b->fn_stop = b->fn(data, b->fn_ctx);
+	return 0;
+}
+
+/* Register each root through the filter's path_chown hook (see sg_register()). */
+static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size_t n,
+			  size_t *failed)
+{
+	struct sg_registrar reg = { .scope = scope };
+	int pidfd, r = 0;
+
+	if ((pid_t)syscall(SYS_gettid) != getpid())
+		return -EINVAL; /* the pidfd names the main thread, which must do the calls */
+	pidfd = pidfd_self();
+	if (pidfd < 0)
+		return pidfd;
+	if (bpf_map_update_elem(b->maps[M_REGISTRAR], &pidfd, &reg, BPF_ANY) < 0) {
+		r = -errno;
+		close(pidfd);
+		return r;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		uint32_t before;
+		int tries = 0, e = 0;
+
+		if (bpf_map_lookup_elem(b->maps[M_REGISTRAR], &pidfd, &reg) < 0) {
+			r = -errno;
+			break;
+		}
+		before = reg.count;
+		do {
+			/* -1, -1: "change no owner"; the hook cancels it anyway */
+			e = fchownat(fds[i], "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH) < 0 ? errno : 0;
+			if (bpf_map_lookup_elem(b->maps[M_REGISTRAR], &pidfd, &reg) < 0) {
+				r = -errno;
+				break;
+			}
+			/* 6.1: the hook's storage lookup can fail when the lock is busy; retry */
+		} while (r == 0 && reg.count == before && e == 0 && ++tries < 3);
+		if (r)
+			break;
+		if (reg.err) {
+			r = reg.err;
+		} else if (reg.count == before + 1) {
+			continue;
+		} else if (e == EROFS) {
+			/* Read-only: the VFS refuses writes there before any hook. */
+			continue;
+		} else if (e == 0 || e == ECANCELED) {
+			/* The chown went through untouched: our hooks are not running. */
+			r = -EOPNOTSUPP;
+		} else {
+			r = -e;
+		}
+		if (failed)
+			*failed = i;
+	}
+	if (bpf_map_delete_elem(b->maps[M_REGISTRAR], &pidfd) < 0 && r == 0)
+		r = -errno;
+	close(pidfd);
+	return r;
+}
+
+int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t mode,
+		     uint32_t *scope, size_t *failed)
+{
+	struct sg_scope pol = { .mode = mode };
+	uint32_t id = 0;
+	int ring_fd = -1, r;
+
+	if (failed)
+		*failed = n;
+	if (mode != SG_MODE_ENFORCE && mode != SG_MODE_AUDIT)
+		return -EINVAL;
+	if (b->n_scopes == SG_MAX_SCOPES)
+		return -EMFILE;
+	(void)sg_bpf_gc(b); /* best effort: a failure leaves rings, not holes */
+
+	/* A random id: concurrent stepguards pick without talking to each other. */
+	for (int tries = 0;; tries++) {
+		if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+			return -errno;
+		id &= 0x7fffffff;
+		if (id == 0)
+			continue;
+		if (bpf_map_update_elem(b->maps[M_SCOPES], &id, &pol, BPF_NOEXIST) == 0)
+			break;
+		if (errno == E2BIG || errno == ENOMEM)
+			return -ENOSPC; /* scopes map full: no step can start */
+		if (errno != EEXIST || tries > 16)
+			return -errno;
+	}
+
+	ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sg_ring", 0, 0, SG_RING_SIZE, NULL);
+	if (ring_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (bpf_map_update_elem(b->maps[M_RINGS], &id, &ring_fd, BPF_NOEXIST) < 0) {
+		r = errno == E2BIG ? -ENOSPC : -errno;
+		goto fail;
+	}
+	r = register_roots(b, id, root_fds, n, failed);
+	if (r < 0)
+		goto fail;
+
+	if (!b->rb) {
+		b->rb = ring_buffer__new(ring_fd, ring_sample, b, NULL);
+		if (!b->rb) {
+			r = -errno;
+			goto fail;
+		}
+	} else if (ring_buffer__add(b->rb, ring_fd, ring_sample, b) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	b->scopes[b->n_scopes].id = id;
+	b->scopes[b->n_scopes].ring_fd = ring_fd;
+	b->n_scopes++;
+	*scope = id;
+	return 0;
+fail:
+	(void)drop_scope(b, id);
+	if (ring_fd >= 0)
+		close(ring_fd);
+	return r;
+}
+
+int sg_bpf_confine_pid(struct sg_bpf *b, int pidfd, uint32_t scope)
+{
+	struct sg_mark mark = { .scope = scope };
+
+	/* NOEXIST: a mark is set once, and never moved to another scope. */
+	if (bpf_map_update_elem(b->maps[M_TASK], &pidfd, &mark, BPF_NOEXIST) < 0)
+		return -errno;
+	return 0;
+}
+
+int sg_bpf_scope_counts(struct sg_bpf *b, uint32_t scope, struct sg_bpf_counts *out)
+{
+	struct sg_scope s;
+
+	if (bpf_map_lookup_elem(b->maps[M_SCOPES], &scope, &s) < 0)
+		return -errno;
+	out->denied = s.denied;
+	out->audited = s.audited;
+	out->lost = s.lost;
+	out->nroots = s.nroots;
+	out->mode = s.mode;
+	return 0;
+}
+
+int sg_bpf_poll(struct sg_bpf *b, int timeout_ms, sg_bpf_event_fn fn, void *ctx)
+{
+	int r;
+
+	if (!b->rb)
+		return -ENOENT;
+	b->fn = fn;
+	b->fn_ctx = ctx;
+	b->fn_stop = 0;
+	r = ring_buffer__poll(b->rb, timeout_ms);
+	return r < 0 ? (r == -EINTR ? 0 : r) : r;
+}
+
+int sg_bpf_epoll_fd(const struct sg_bpf *b)
+{
+	return b->rb ? ring_buffer__epoll_fd(b->rb) : -ENOENT;
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpfdrive.c — drive the eBPF write filter (bpf/loader.c) without the
+ * launcher, for the VM tests.
+ *
+ *   bpfdrive --mode lsm|fmod [--audit] [--keep-scope] --root DIR... -- CMD...
+ *       Reuse or load the filter, add a scope with the roots, fork CMD
+ *       (it waits on a pipe), mark it through a pidfd, let it exec, print
+ *       each event as one "EVENT ..." line, and exit with CMD's status
+ *       (128+N for a signal).  The scope is removed at the end, unless
+ *       --keep-scope (what a killed stepguard leaves behind).
+ *   bpfdrive --mode M --probe        sg_bpf_probe(): exit 0, or 3 with the reason
+ *   bpfdrive --mode M --prog-ids     the pinned programs of mode M: ids, verified
+ *                                    instructions, recursion misses
+ *   bpfdrive --max-prog-id           the highest program id the kernel has given out
+ *   bpfdrive --unload [--force] [--pins NAME]
+ *   bpfdrive --flood N PATH          try N creates of PATH, count the refusals (a step
+ *                                    that fills its ring buffer; see --no-read)
+ *
+ * --no-read      read no event until CMD has exited: the ring fills, and the
+ *                counters must account for every refusal (events + lost)
+ * --force-attach load and attach even where the probe refuses the mode
+ *                (tests only: a lsm/ set where bpf is not an active LSM
+ *                attaches and enforces nothing; adding a scope must fail)
+ *
+ * Status: CMD's, or 3 when the probe refuses the mode, 4 when loading or
+ * adding the scope fails, 2 on a usage error, 1 for anything else.
+ *
+ * Lines on stdout (the test greps them; everything else goes to stderr):
+ *   bpfdrive: open MODE: loaded N programs in T ms (load+verify L ms, attach A ms) DIR
+ *   bpfdrive: open MODE: reused N pinned programs in T ms DIR
+ *   bpfdrive: scope ID MODE N roots
+ *   EVENT op=OP decision=D errno=E reason=R scope=S pid=P tid=T uid=U arg=0xA comm=C
+ *         flags=0xF path=P [path2=P]          (one line; bytes escaped as \xNN)
+ *   bpfdrive: end status=S denied=D audited=A lost=L
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf/loader.h"
+
+#define MAX_ROOTS 32
+
+static void put_escaped(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+static int print_event(const struct sg_event *ev, void *ctx)
+{
+	const char *p;
+	size_t len;
+
+	(void)ctx;
+	printf("EVENT op=%s decision=%s errno=%d reason=%s scope=%" PRIu32 " pid=%" PRIu32
+	       " tid=%" PRIu32 " uid=%" PRIu32 " arg=0x%llx comm=",
+	       sg_bpf_op_name(ev->op), sg_bpf_decision_name(ev->decision), -ev->error,
+	       sg_bpf_reason_name(ev->reason), ev->scope, ev->pid, ev->tid, ev->uid,
+	       (unsigned long long)ev->arg);
+	put_escaped(stdout, ev->comm, strnlen(ev->comm, sizeof(ev->comm)));
+	printf(" flags=0x%" PRIx32 " path=", ev->flags);
+	p = sg_bpf_event_path(ev, 0, &len);
+	put_escaped(stdout, p, len);
+	p = sg_bpf_event_path(ev, 1, &len);
+	if (len) {
+		printf(" path2=");
+		put_escaped(stdout, p, len);
+	}
+	putchar('\n');
+	fflush(stdout);
+	return 0;
+}
+
+static int libbpf_log(int level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: bpfdrive --mode lsm|fmod [--audit] [--keep-scope] [--verbose] "
+			"--root DIR... -- CMD...\n"
+			"       bpfdrive --mode lsm|fmod --probe|--prog-ids\n"
+			"       bpfdrive --max-prog-id\n"
+			"       bpfdrive --unload [--force] [--pins NAME]\n");
+	return 2;
+}
+
+/* Try N creates of PATH (expected refused); print how many were. */
+static int flood(long n, const char *path)
+{
+	long refused = 0, landed = 0, other = 0;
+
+	for (long i = 0; i < n; i++) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		if (fd >= 0) {
+			landed++;
+			close(fd);
+			unlink(path);
+		} else if (errno == EACCES) {
+			refused++;
+		} else {
+			other++;
+		}
+	}
+	printf("flood: %ld tried, %ld refused, %ld landed, %ld other\n", n, refused, landed, other);
+	return landed ? 1 : 0;
+}
+
+static int max_prog_id(void)
+{
+	__u32 id = 0, next, max = 0;
+
+	while (bpf_prog_get_next_id(id, &next) == 0) {
+		max = next;
+		id = next;
+	}
+	printf("max-prog-id: %" PRIu32 "\n", max);
+	return 0;
+}
+
+/* Run CMD confined to SCOPE; return its wait status. */
+static int run_confined(struct sg_bpf *b, uint32_t scope, char **cmd, int *wstatus, int no_read)
+{
+	int go[2], pidfd, r;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		/* Wait for the mark: a child that ran before it would be free. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		close(go[0]);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "bpfdrive: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		r = -errno;
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		return r;
+	}
+	r = sg_bpf_confine_pid(b, pidfd, scope);
+	if (r < 0) {
+		/* Closing the pipe unread makes the child exit 126 without exec. */
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		close(pidfd);
+		return r;
+	}
+	if (write(go[1], "g", 1) != 1) {
+		r = -errno;
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		close(pidfd);
+		return r;
+	}
+	close(go[1]);
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = sg_bpf_epoll_fd(b), .events = POLLIN },
+			{ .fd = pidfd, .events = POLLIN },
+		};
+
+		if (poll(pfd + no_read, 2 - no_read, 1000) < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		if (!no_read)
+			sg_bpf_poll(b, 0, print_event, NULL);
+		if (pfd[1].revents) {
+			if (waitpid(pid, wstatus, 0) < 0) {
+				r = -errno;
+				break;
+			}
+			/* What the step did last may still be in the ring. */
+			while (sg_bpf_poll(b, 0, print_event, NULL) > 0)
+				;
+			r = 0;
+			break;
+		}
+	}
+	close(pidfd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "audit", no_argument, NULL, 'a' },
+		{ "keep-scope", no_argument, NULL, 'k' },
+		{ "probe", no_argument, NULL, 'p' },
+		{ "prog-ids", no_argument, NULL, 'i' },
+		{ "max-prog-id", no_argument, NULL, 'M' },
+		{ "unload", no_argument, NULL, 'u' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "pins", required_argument, NULL, 'P' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "flood", required_argument, NULL, 'F' },
+		{ "no-read", no_argument, NULL, 'n' },
+		{ "force-attach", no_argument, NULL, 'A' },
+		{ 0 },
+	};
+	enum sg_bpf_mode mode = 0;
+	const char *roots[MAX_ROOTS], *pins = NULL;
+	int fds[MAX_ROOTS], n_roots = 0, audit = 0, keep = 0, probe = 0, ids = 0, unload = 0,
+			    force = 0, no_read = 0, c, r, wstatus = 0;
+	unsigned open_flags = 0;
+	struct sg_bpf_info info;
+	struct sg_bpf_counts counts = { 0 };
+	struct sg_bpf *b = NULL;
+	uint32_t scope = 0;
+	size_t failed = 0;
+	char why[512];
+
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (strcmp(optarg, "lsm") == 0)
+				mode = SG_BPF_LSM;
+			else if (strcmp(optarg, "fmod") == 0)
+				mode = SG_BPF_FMOD;
+			else
+				return usage();
+			break;
+		case 'r':
+			if (n_roots == MAX_ROOTS)
+				return usage();
+			roots[n_roots++] = optarg;
+			break;
+		case 'a':
+			audit = 1;
+			break;
+		case 'k':
+			keep = 1;
+			break;
+		case 'p':
+			probe = 1;
+			break;
+		case 'i':
+			ids = 1;
+			break;
+		case 'M':
+			return max_prog_id();
+		case 'u':
+			unload = 1;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'P':
+			pins = optarg;
+			break;
+		case 'v':
+			sg_bpf_set_log(libbpf_log);
+			break;
+		case 'V':
+			printf("%s\n", sg_bpf_version());
+			return 0;
+		case 'F':
+			if (optind >= argc)
+				return usage();
+			return flood(strtol(optarg, NULL, 10), argv[optind]);
+		case 'n':
+			no_read = 1;
+			break;
+		case 'A':
+			open_flags |= SG_BPF_OPEN_FORCE_ATTACH;
+			break;
+		default:
+			return usage();
+		}
+	}
+	if (unload) {
+		r = sg_bpf_unload(pins, force, why, sizeof(why));
+		if (r < 0) {
+			fprintf(stderr, "bpfdrive: unload: %s\n", why);
+			return r == -ENOENT ? 0 : 1;
+		}
+		printf("bpfdrive: unloaded %s\n", pins ? pins : sg_bpf_version());
+		return 0;
+	}
+	if (!mode)
+		return usage();
+	if (probe) {
+		r = sg_bpf_probe(mode, why, sizeof(why));
+		if (r < 0) {
+			printf("bpfdrive: probe %s: refused: %s\n", sg_bpf_mode_name(mode), why);
+			return 3;
+		}
+		printf("bpfdrive: probe %s: ok\n", sg_bpf_mode_name(mode));
+		return 0;
+	}
+
+	r = sg_bpf_open_flags(mode, open_flags, &b, &info);
+	if (r < 0) {
+		printf("bpfdrive: open %s: %s (%s)\n", sg_bpf_mode_name(mode), info.why,
+		       strerror(-r));
+		return r == -EOPNOTSUPP && !info.dir[0] ? 3 : 4;
+	}
+	if (info.reused)
+		printf("bpfdrive: open %s: reused %u pinned programs in %.1f ms %s\n",
+		       sg_bpf_mode_name(mode), info.n_progs, info.open_ms, info.dir);
+	else
+		printf("bpfdrive: open %s: loaded %u programs in %.1f ms (load+verify %.1f ms, "
+		       "attach %.1f ms) %s\n",
+		       sg_bpf_mode_name(mode), info.n_progs, info.open_ms, info.load_ms,
+		       info.attach_ms, info.dir);
+	if (info.skipped[0])
+		printf("bpfdrive: hooks this kernel lacks: %s\n", info.skipped);
+	if (info.stale[0])
+		printf("bpfdrive: other versions' pins, left alone: %s\n", info.stale);
+
+	if (ids) {
+		struct sg_bpf_prog v[128];
+		uint64_t misses = 0, insns = 0;
+		size_t n = 0;
+
+		r = sg_bpf_progs(b, v, 128, &n);
+		if (r < 0) {
+			fprintf(stderr, "bpfdrive: programs: %s\n", strerror(-r));
+			sg_bpf_close(b);
+			return 1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			printf("prog %s id=%" PRIu32 " verified_insns=%" PRIu32
+			       " recursion_misses=%" PRIu64 "\n",
+			       v[i].name, v[i].id, v[i].verified_insns, v[i].recursion_misses);
+			misses += v[i].recursion_misses;
+			insns += v[i].verified_insns;
+		}
+		printf("prog-ids:");
+		for (size_t i = 0; i < n; i++)
+			printf(" %" PRIu32, v[i].id);
+		printf("\nverified-insns: %" PRIu64 "\nrecursion-misses: %" PRIu64 "\n", insns,
+		       misses);
+		sg_bpf_close(b);
+		return 0;
+	}
+
+	if (optind >= argc || n_roots == 0) {
+		sg_bpf_close(b);
+		return usage();
+	}
+	for (int i = 0; i < n_roots; i++) {
+		fds[i] = open(roots[i], O_PATH | O_CLOEXEC);
+		if (fds[i] < 0) {
+			fprintf(stderr, "bpfdrive: %s: %s\n", roots[i], strerror(errno));
+			sg_bpf_close(b);
+			return 4;
+		}
+	}
+	r = sg_bpf_add_scope(b, fds, (size_t)n_roots, audit ? SG_MODE_AUDIT : SG_MODE_ENFORCE,
+			     &scope, &failed);
+	if (r < 0) {
+		printf("bpfdrive: add scope: %s%s%s\n", strerror(-r),
+		       failed < (size_t)n_roots ? " at root " : "",
+		       failed < (size_t)n_roots ? roots[failed] : "");
+		sg_bpf_close(b);
+		return 4;
+	}
+	(void)sg_bpf_scope_counts(b, scope, &counts);
+	printf("bpfdrive: scope %" PRIu32 " %s %" PRIu32 " roots\n", scope,
+	       audit ? "audit" : "enforce", counts.nroots);
+	fflush(stdout);
+
+	r = run_confined(b, scope, argv + optind, &wstatus, no_read);
+	if (r < 0) {
+		fprintf(stderr, "bpfdrive: running %s: %s\n", argv[optind], strerror(-r));
+		if (!keep)
+			sg_bpf_remove_scope(b, scope);
+		sg_bpf_close(b);
+		return 1;
+	}
+	(void)sg_bpf_scope_counts(b, scope, &counts);
+	if (!keep)
+		sg_bpf_remove_scope(b, scope);
+	printf("bpfdrive: end status=%d denied=%" PRIu64 " audited=%" PRIu64 " lost=%" PRIu64 "\n",
+	       WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus), counts.denied,
+	       counts.audited, counts.lost);
+	for (int i = 0; i < n_roots; i++)
+		close(fds[i]);
+	sg_bpf_close(b);
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}

@@ -1,0 +1,570 @@
+# 20-bpf.sh — the eBPF write filter (bpf/), driven by bpfdrive without the
+# launcher: in each attach mode this boot allows, the four P-51 writes are
+# refused and the control lands (judged from outside), every other kind of
+# write is refused outside the roots and allowed inside, the guards hold,
+# a daemon that outlives its step (or a killed driver) stays confined,
+# scopes do not see each other's roots, audit mode lets writes through and
+# says so, and a second run reuses the pinned programs.  Without bpf in
+# lsm=, the lsm mode must be refused by the probe, never attached.
+#
+# Needs bpfdrive (tests/bpf/bpfdrive.c); the adversary (tests/host/
+# adversary.c) for the rows that need one exact syscall.
+
+if ! command -v bpfdrive > /dev/null; then
+	skip bpf "bpfdrive is not in the image (not built)"
+	return 0
+fi
+have_adversary=0
+command -v adversary > /dev/null && have_adversary=1
+
+echo "  bpfdrive pins: $(bpfdrive --version)"
+
+# --- Which modes this boot allows --------------------------------------
+
+if vm_lsm_active bpf; then
+	modes="lsm fmod"
+	vm_expect bpf-lsm-probe 0 'probe bpf-lsm: ok' bpfdrive --mode lsm --probe
+else
+	modes="fmod"
+	# A lsm/ program would attach here and enforce nothing: the probe
+	# must say so, and open must refuse before loading anything.
+	vm_expect bpf-lsm-probe-refused 3 'bpf is not an active LSM' bpfdrive --mode lsm --probe
+	before=$(bpfdrive --max-prog-id)
+	vm_expect bpf-lsm-open-refused 3 'not an active LSM' \
+		bpfdrive --mode lsm --root /tmp -- true
+	after=$(bpfdrive --max-prog-id)
+	if [ "$before" = "$after" ] && [ ! -e /sys/fs/bpf/stepguard/"$(bpfdrive --version)"/lsm ]; then
+		pass bpf-lsm-nothing-loaded "no program loaded, no lsm pins ($after)"
+	else
+		fail bpf-lsm-nothing-loaded "programs or pins appeared: $before -> $after"
+	fi
+	# The fact behind the probe, and the second line of defence: forced
+	# past the probe, the lsm/ set attaches without an error, and
+	# adding a scope sees that the hooks never run.
+	vm_expect bpf-lsm-attached-not-enforcing 4 'add scope: Operation not supported' \
+		bpfdrive --mode lsm --force-attach --root /tmp -- true
+	bpfdrive --unload --force > /dev/null 2>&1
+fi
+
+# Pins of another version are reported and left alone.
+stale=v0_0_9-5ca1ab1e
+mkdir -p /sys/fs/bpf/stepguard/$stale
+vm_expect bpf-fmod-probe 0 'probe bpf-fmod: ok' bpfdrive --mode fmod --probe
+
+# --- Helpers ------------------------------------------------------------
+
+# drv ARGS...: bpfdrive in this suite's mode.  /dev/null is a root, as in
+# the launcher's default policy: "2> /dev/null" must not fail in a step.
+drv() { bpfdrive --mode "$m" --root /dev/null "$@"; }
+
+# exists PATH: 0 when PATH exists (not following a final symlink)
+exists() { [ -e "$1" ] || [ -L "$1" ]; }
+
+# state PATH: what a write would change, for judging from outside
+state() {
+	if exists "$1"; then
+		echo "$(stat -c '%a %u %g %s %Y %h' "$1") $(md5sum < "$1" 2> /dev/null | cut -c1-32)"
+	else
+		echo absent
+	fi
+}
+
+# events NAME: the EVENT lines of a vm_run's output
+events() { grep '^EVENT ' "$VMTEST_STATE/$1.out"; }
+
+# has_event NAME REGEX: one EVENT line of NAME's output matches (grep -E)
+has_event() { events "$1" | grep -Eq -- "$2"; }
+
+# --- One mode -------------------------------------------------------------
+
+suite() {
+	m=$1
+	t=bpf-$m
+	ws=/var/tmp/ws-$m
+	w=$ws/work
+	rm -rf "$ws"
+	mkdir -p "$w"
+	echo "== $t (work dir $w)"
+
+	# Cold or warm, the first run of this mode: the P-51 probe.  The
+	# step runs as root with HOME=/root; a shell redirect is
+	# open(O_WRONLY|O_CREAT|O_TRUNC), which creates through path_mknod.
+	rm -f /root/p51-file-$m /root/.p51-dot-$m /tmp/p51-tmp-$m $ws/p51-parent-$m
+	vm_run $t-p51 env HOME=/root bpfdrive --mode $m --root "$w" --root /dev/null -- sh -c '
+		for f in "$HOME/p51-file-'$m'" "$HOME/.p51-dot-'$m'" /tmp/p51-tmp-'$m' \
+			"'$w'/../p51-parent-'$m'"; do
+			echo probe > "$f" || echo "refused: $f"
+		done
+		echo control > "'$w'/control" && echo landed: control
+		echo "dev-null" > /dev/null && echo landed: /dev/null'
+	landed=
+	for f in /root/p51-file-$m /root/.p51-dot-$m /tmp/p51-tmp-$m $ws/p51-parent-$m; do
+		exists "$f" && landed="$landed $f"
+	done
+	if [ "$vm_status" != 0 ]; then
+		fail $t-p51 "bpfdrive exited $vm_status"
+	elif [ -n "$landed" ]; then
+		fail $t-p51 "outside writes landed:$landed"
+	elif [ "$(cat "$w/control" 2> /dev/null)" != control ]; then
+		fail $t-p51 "the control write inside the work dir did not land"
+	else
+		pass $t-p51 "four P-51 writes refused, control landed (judged from outside)"
+	fi
+	n=$(events $t-p51 | wc -l)
+	missing=
+	for p in /root/p51-file-$m /root/.p51-dot-$m /tmp/p51-tmp-$m $ws/p51-parent-$m; do
+		has_event $t-p51 "^EVENT op=create decision=denied errno=13 .* path=$p\$" || missing="$missing $p"
+	done
+	if [ "$n" = 4 ] && [ -z "$missing" ]; then
+		pass $t-p51-events "exactly four create/denied events with the right paths"
+	else
+		fail $t-p51-events "$n events; missing:${missing:- none}"
+	fi
+	# The same probe after the step drops to an unprivileged user (as
+	# the launcher does): the mark survives the uid change, and $HOME is
+	# the user's own, writable without the filter.
+	uw=/home/sgtest/ws-$m/work
+	mkdir -p "$uw"
+	chown -R 1000:1000 /home/sgtest/ws-$m
+	rm -f /home/sgtest/p51-file-$m /home/sgtest/.p51-dot-$m /tmp/p51-user-$m
+	vm_run $t-p51-user bpfdrive --mode $m --root "$uw" --root /dev/null -- \
+		su -s /bin/sh sgtest -c '
+		for f in "$HOME/p51-file-'$m'" "$HOME/.p51-dot-'$m'" /tmp/p51-user-'$m' \
+			"'$uw'/../p51-parent-'$m'"; do
+			echo probe > "$f" || echo "refused: $f"
+		done
+		echo control > "'$uw'/control" && echo landed: control'
+	landed=
+	for f in /home/sgtest/p51-file-$m /home/sgtest/.p51-dot-$m /tmp/p51-user-$m \
+		/home/sgtest/ws-$m/p51-parent-$m; do
+		exists "$f" && landed="$landed $f"
+	done
+	if [ -n "$landed" ]; then
+		fail $t-p51-user "outside writes landed:$landed"
+	elif [ "$(cat "$uw/control" 2> /dev/null)" != control ] ||
+		[ "$(stat -c %u "$uw/control")" != 1000 ]; then
+		fail $t-p51-user "the control write (as uid 1000) did not land"
+	elif [ "$(events $t-p51-user | grep -c ' uid=1000 ')" != 4 ]; then
+		fail $t-p51-user "expected four events with uid=1000"
+	else
+		pass $t-p51-user "as uid 1000: four refused (four events), control landed"
+	fi
+
+	if grep -q "open bpf-$m: loaded" "$VMTEST_STATE/$t-p51.out"; then
+		echo "  cold: $(grep "open bpf-$m" "$VMTEST_STATE/$t-p51.out")"
+	fi
+	if grep -q "other versions' pins, left alone: .*$stale" "$VMTEST_STATE/$t-p51.out" &&
+		[ -d /sys/fs/bpf/stepguard/$stale ]; then
+		pass $t-stale "another version's pins reported and left alone"
+	else
+		fail $t-stale "$stale not reported, or removed"
+	fi
+
+	# The pins: a second run must not load or verify anything.
+	bpfdrive --mode $m --prog-ids > "$VMTEST_STATE/$t-ids1" 2>&1
+	ids1=$(grep '^prog-ids:' "$VMTEST_STATE/$t-ids1")
+	max1=$(bpfdrive --max-prog-id)
+	vm_run $t-reuse drv --root "$w" -- sh -c 'echo again > "'$w'/again"'
+	ids2=$(bpfdrive --mode $m --prog-ids | grep '^prog-ids:')
+	max2=$(bpfdrive --max-prog-id)
+	if ! grep -q "open bpf-$m: reused [0-9]* pinned programs" "$VMTEST_STATE/$t-reuse.out"; then
+		fail $t-reuse "the second run did not reuse the pins"
+	elif [ "$ids1" != "$ids2" ] || [ "$max1" != "$max2" ] || [ "${ids1#prog-ids: }" = "$ids1" ]; then
+		fail $t-reuse "program ids changed: $ids1 / $max1 -> $ids2 / $max2"
+	elif [ "$(cat "$w/again" 2> /dev/null)" != again ]; then
+		fail $t-reuse "the step of the second run did not run"
+	else
+		pass $t-reuse "reused: same programs ($(echo "${ids1#prog-ids: }" | wc -w)), $max2, nothing new loaded"
+	fi
+	grep -E '^(verified-insns|recursion-misses)' "$VMTEST_STATE/$t-ids1" | vm_show
+
+	# Every other way to write, each refused outside and allowed inside.
+	if [ "$have_adversary" = 1 ]; then
+		adversarial "$m" "$ws" "$w"
+	else
+		skip $t-adversarial "the adversary is not in the image"
+	fi
+	guards "$m" "$ws" "$w"
+	lost "$m" "$ws" "$w"
+	scopes "$m" "$ws" "$w"
+	audit "$m" "$ws" "$w"
+	daemons "$m" "$ws" "$w"
+
+	# Unload: refused while a step runs, then the pins go.
+	drv --root "$w" -- sleep 3 > "$VMTEST_STATE/$t-busy.out" 2>&1 &
+	busy=$!
+	i=0
+	while ! grep -q '^bpfdrive: scope' "$VMTEST_STATE/$t-busy.out" && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	vm_expect $t-unload-busy 1 'still confined' bpfdrive --unload
+	wait $busy
+	vm_expect $t-unload 0 'unloaded' bpfdrive --unload --force
+	if [ -e /sys/fs/bpf/stepguard/"$(bpfdrive --version)" ]; then
+		fail $t-unload-pins "pins remain: $(ls /sys/fs/bpf/stepguard/"$(bpfdrive --version)")"
+	else
+		pass $t-unload-pins "no pins left"
+	fi
+}
+
+# adv_refused NAME OP-REGEX TARGET... -- ADVERSARY-ARGS: run one adversary
+# command confined; PASS when TARGET (all given) did not change and an
+# event OP-REGEX was sent.
+adv_refused() {
+	name=$1 re=$2
+	shift 2
+	targets=
+	while [ "$1" != -- ]; do
+		targets="$targets $1"
+		shift
+	done
+	shift
+	before=
+	for f in $targets; do before="$before|$(state "$f")"; done
+	vm_run $name drv --root "$w" -- adversary "$@"
+	after=
+	for f in $targets; do after="$after|$(state "$f")"; done
+	if [ "$before" != "$after" ]; then
+		fail $name "changed:$targets ($before -> $after)"
+	elif ! has_event $name "$re"; then
+		fail $name "unchanged, but no event /$re/"
+	else
+		pass $name "unchanged, event /$re/"
+	fi
+}
+
+# adv_allowed NAME CHECK -- ADVERSARY-ARGS: the same operation inside
+# the roots works (CHECK is a shell test run afterwards, outside).
+adv_allowed() {
+	name=$1 check=$2
+	shift 3
+	vm_run $name drv --root "$w" -- adversary "$@"
+	if eval "$check" && ! events $name | grep -q .; then
+		pass $name "landed inside, no event"
+	else
+		fail $name "inside: check [$check] failed or events sent: $(events $name | head -n 2)"
+	fi
+}
+
+adversarial() {
+	m=$1 ws=$2 w=$3
+	t=bpf-$m
+	o=$ws/outside
+	mkdir -p "$o/dir"
+	echo outside > "$o/file"
+	echo inside > "$w/file"
+	touch -d 2001-01-01 "$o/file"
+
+	adv_refused $t-otrunc '^EVENT op=open .*path='"$o/file" "$o/file" -- otrunc "$o/file"
+	adv_refused $t-truncate '^EVENT op=truncate .*path='"$o/file" "$o/file" -- truncate "$o/file" 0
+	adv_refused $t-append '^EVENT op=open .*path='"$o/file" "$o/file" -- append "$o/file" x
+	adv_refused $t-chmod '^EVENT op=chmod .*path='"$o/file" "$o/file" -- chmod "$o/file" 0600
+	adv_refused $t-chown '^EVENT op=chown .*path='"$o/file" "$o/file" -- chown "$o/file" 1000 1000
+	adv_refused $t-utimes '^EVENT op=utimes .*path='"$o/file" "$o/file" -- utimensat "$o/file"
+	adv_refused $t-futimens '^EVENT op=utimes .*path='"$o/file" "$o/file" -- futimens-ro "$o/file"
+	adv_refused $t-mkdir '^EVENT op=mkdir .*path='"$o/new" "$o/new" -- mkdir "$o/new"
+	adv_refused $t-rmdir '^EVENT op=rmdir .*path='"$o/dir" "$o/dir" -- rmdir "$o/dir"
+	adv_refused $t-unlink '^EVENT op=unlink .*path='"$o/file" "$o/file" -- unlink "$o/file"
+	adv_refused $t-mkfifo '^EVENT op=mknod .*path='"$o/fifo" "$o/fifo" -- mkfifo "$o/fifo"
+	adv_refused $t-symlink '^EVENT op=symlink .*path='"$o/sym" "$o/sym" -- symlink /etc/passwd "$o/sym"
+	adv_refused $t-rename-out '^EVENT op=rename .*path='"$w/file"' path2='"$o/moved" \
+		"$w/file" "$o/moved" -- rename "$w/file" "$o/moved"
+	adv_refused $t-rename-in '^EVENT op=rename .*path='"$o/file"' path2='"$w/moved" \
+		"$o/file" "$w/moved" -- rename "$o/file" "$w/moved"
+	adv_refused $t-exchange '^EVENT op=rename .*path='"$w/file"' path2='"$o/file" \
+		"$w/file" "$o/file" -- exchange "$w/file" "$o/file"
+	adv_refused $t-link-source '^EVENT op=link .*path='"$o/file"' path2='"$w/hard" \
+		"$o/file" "$w/hard" -- link-write "$o/file" "$w/hard"
+	# O_TMPFILE: refused at the open already (the file would be in $o)
+	adv_refused $t-tmpfile '^EVENT op=(open|link) .*path='"$o/" \
+		"$o/tmplink" -- tmpfile "$o" "$o/tmplink"
+	adv_refused $t-procfd '^EVENT op=open .*path='"$o/file" "$o/file" -- procfd-reopen "$o/file" opath
+	adv_refused $t-io-uring '^EVENT op=create .*path='"$o/uring" "$o/uring" -- io-uring "$o/uring"
+
+	# The same operations inside land, and say nothing.
+	adv_allowed $t-in-otrunc '[ ! -s "$w/file" ]' -- otrunc "$w/file"
+	adv_allowed $t-in-chmod '[ "$(stat -c %a "$w/file")" = 600 ]' -- chmod "$w/file" 0600
+	adv_allowed $t-in-utimes '[ "$(stat -c %Y "$w/file")" -lt 1000000000 ]' -- utimensat "$w/file"
+	adv_allowed $t-in-rename '[ -e "$w/renamed" ]' -- rename "$w/file" "$w/renamed"
+	adv_allowed $t-in-link '[ "$(stat -c %h "$w/renamed")" = 2 ]' -- link "$w/renamed" "$w/hard2"
+	adv_allowed $t-in-mkfifo '[ -p "$w/fifo" ]' -- mkfifo "$w/fifo"
+	adv_allowed $t-in-io-uring '[ -e "$w/uring" ]' -- io-uring "$w/uring"
+
+	# xattrs need a real file system: ext4 on a loop device.
+	if command -v mkfs.ext4 > /dev/null && command -v setfattr > /dev/null; then
+		xattrs "$m" "$ws"
+	else
+		skip $t-xattr "mkfs.ext4 or setfattr not in the image"
+	fi
+}
+
+xattrs() {
+	m=$1 ws=$2
+	t=bpf-$m
+	img=/tmp/xattr-$m.img
+	mnt=/mnt/x-$m
+	rm -f "$img"
+	mkdir -p "$mnt"
+	if ! { truncate -s 16M "$img" && mkfs.ext4 -q -F "$img" > /dev/null 2>&1 &&
+		dev=$(losetup -f) && losetup "$dev" "$img" && mount -t ext4 "$dev" "$mnt"; }; then
+		fail $t-xattr "could not mount an ext4 image"
+		return
+	fi
+	mkdir -p "$mnt/work"
+	echo a > "$mnt/out"
+	echo b > "$mnt/work/in"
+	vm_run $t-xattr drv --root "$mnt/work" -- sh -c '
+		setfattr -n user.sg -v 1 '"$mnt"'/out; echo "out: $?"
+		setfattr -n user.sg -v 1 '"$mnt"'/work/in; echo "in: $?"'
+	o=$(getfattr -n user.sg --only-values "$mnt/out" 2> /dev/null)
+	i=$(getfattr -n user.sg --only-values "$mnt/work/in" 2> /dev/null)
+	if [ -z "$o" ] && [ "$i" = 1 ] && has_event $t-xattr "^EVENT op=setxattr .*path=$mnt/out\$"; then
+		pass $t-xattr "setxattr refused outside (event), landed inside, on ext4"
+	else
+		fail $t-xattr "outside=[$o] inside=[$i]"
+	fi
+	setfattr -n user.rm -v 1 "$mnt/out"
+	vm_run $t-removexattr drv --root "$mnt/work" -- setfattr -x user.rm "$mnt/out"
+	if [ "$(getfattr -n user.rm --only-values "$mnt/out" 2> /dev/null)" = 1 ] &&
+		has_event $t-removexattr '^EVENT op=removexattr '; then
+		pass $t-removexattr "removexattr refused outside (event)"
+	else
+		fail $t-removexattr "the xattr was removed, or no event"
+	fi
+	# Inode flags through an ioctl on a read-only descriptor (chattr +d).
+	before=$(adversary snapshot "$mnt/out" | sed 's/ ctime=[^ ]*//')
+	vm_run $t-chattr drv --root "$mnt/work" -- adversary setflags "$mnt/out"
+	after=$(adversary snapshot "$mnt/out" | sed 's/ ctime=[^ ]*//')
+	vm_run $t-in-chattr drv --root "$mnt/work" -- adversary setflags "$mnt/work/in"
+	if [ "$before" != "$after" ]; then
+		fail $t-chattr "the flags changed: $before -> $after"
+	elif ! has_event $t-chattr "^EVENT op=chattr .*path=$mnt/out\$"; then
+		fail $t-chattr "unchanged, but no event"
+	elif [ "$vm_status" != 0 ] || events $t-in-chattr | grep -q .; then
+		fail $t-in-chattr "the same ioctl inside was refused (exit $vm_status)"
+	else
+		pass $t-chattr "FS_IOC_SETFLAGS refused outside (event), allowed inside"
+	fi
+	umount "$mnt"
+	losetup -d "$dev"
+	rm -f "$img"
+}
+
+# The filter guards itself and its driver.
+guards() {
+	m=$1 ws=$2 w=$3
+	t=bpf-$m
+	# A signal to the (unconfined) driver is refused; one inside the
+	# step's own scope is not.
+	vm_run $t-kill drv --root "$w" -- sh -c '
+		kill -TERM $PPID && echo "killed the driver"
+		sleep 5 & kill $! && echo "killed own child"'
+	if grep -q '^bpfdrive: end ' "$VMTEST_STATE/$t-kill.out" &&
+		grep -q 'killed own child' "$VMTEST_STATE/$t-kill.out" &&
+		! grep -q 'killed the driver' "$VMTEST_STATE/$t-kill.out" &&
+		has_event $t-kill '^EVENT op=kill decision=denied errno=1 '; then
+		pass $t-kill "signal to the driver refused (it lived on), own child killed"
+	else
+		fail $t-kill "see the output above"
+	fi
+	# /proc/<driver>/environ asks ptrace_may_access(); so do /fd and /mem.
+	vm_run $t-ptrace drv --root "$w" -- sh -c '
+		cat /proc/$PPID/environ > /dev/null && echo "read the driver environ"
+		cat /proc/$$/environ > /dev/null && echo "read own environ"'
+	if ! grep -q 'read the driver environ' "$VMTEST_STATE/$t-ptrace.out" &&
+		grep -q 'read own environ' "$VMTEST_STATE/$t-ptrace.out" &&
+		has_event $t-ptrace '^EVENT op=ptrace decision=denied '; then
+		pass $t-ptrace "the driver's /proc refused, own allowed"
+	else
+		fail $t-ptrace "see the output above"
+	fi
+	# bpf(2): the step cannot open the filter's maps.
+	vm_expect $t-bpf 4 'Operation not permitted' drv --root "$w" -- \
+		bpfdrive --mode $m --prog-ids
+	# A mount would change what paths name.
+	mkdir -p "$w/mnt"
+	vm_run $t-mount drv --root "$w" -- mount -t tmpfs none "$w/mnt"
+	if grep -q " $w/mnt " /proc/mounts; then
+		fail $t-mount "the step mounted a tmpfs"
+		umount "$w/mnt"
+	elif has_event $t-mount '^EVENT op=mount '; then
+		pass $t-mount "mount refused (event)"
+	else
+		fail $t-mount "not mounted, but no event"
+	fi
+	# Reading is never refused; a pipe reopened through /dev/stdout is
+	# not a file in the tree.
+	vm_run $t-reads drv --root "$w" -- sh -c '
+		cat /etc/passwd > /dev/null && echo "read ok"
+		(echo "via stdout" > /proc/self/fd/1) | cat'
+	if grep -q 'read ok' "$VMTEST_STATE/$t-reads.out" && grep -q 'via stdout' "$VMTEST_STATE/$t-reads.out" &&
+		! events $t-reads | grep -q .; then
+		pass $t-reads "reads and a reopened pipe are not writes to the tree"
+	else
+		fail $t-reads "see the output above"
+	fi
+}
+
+# A step that refuses faster than anyone reads: its ring fills, and the
+# counters account for every refusal, sent or lost.
+lost() {
+	m=$1 ws=$2 w=$3
+	t=bpf-$m
+	n=20000
+	drv --no-read --root "$w" -- bpfdrive --flood $n /tmp/flood-$m > "$VMTEST_STATE/$t-lost.out" 2>&1
+	grep -v '^EVENT' "$VMTEST_STATE/$t-lost.out" | vm_show
+	sent=$(grep -c '^EVENT op=create decision=denied .*path=/tmp/flood-'$m'$' "$VMTEST_STATE/$t-lost.out")
+	denied=$(sed -n 's/^bpfdrive: end .* denied=\([0-9]*\) .*/\1/p' "$VMTEST_STATE/$t-lost.out")
+	nlost=$(sed -n 's/^bpfdrive: end .* lost=\([0-9]*\).*/\1/p' "$VMTEST_STATE/$t-lost.out")
+	if ! grep -q "^flood: $n tried, $n refused" "$VMTEST_STATE/$t-lost.out" || exists /tmp/flood-$m; then
+		fail $t-lost "the flood's creates were not all refused"
+	elif [ "$denied" != $n ] || [ "${nlost:-0}" -lt 1 ] || [ $((sent + nlost)) != $n ]; then
+		fail $t-lost "denied=$denied, $sent events sent + ${nlost:-?} lost, expected $n"
+	else
+		pass $t-lost "$n refusals: $sent events sent, $nlost lost and counted"
+	fi
+}
+
+# Two scopes at once do not see each other's roots.
+scopes() {
+	m=$1 ws=$2
+	t=bpf-$m
+	mkdir -p "$ws/a" "$ws/b"
+	rm -f "$ws/b/from-a" "$ws/b/from-b"
+	drv --root "$ws/a" -- sh -c 'sleep 1; echo x > "'$ws'/b/from-a"' \
+		> "$VMTEST_STATE/$t-scope-a.out" 2>&1 &
+	a=$!
+	vm_run $t-scope-b drv --root "$ws/b" -- sh -c 'echo y > "'$ws'/b/from-b"; sleep 2'
+	wait $a
+	vm_show < "$VMTEST_STATE/$t-scope-a.out"
+	sa=$(sed -n 's/^bpfdrive: scope \([0-9]*\).*/\1/p' "$VMTEST_STATE/$t-scope-a.out")
+	sb=$(sed -n 's/^bpfdrive: scope \([0-9]*\).*/\1/p' "$VMTEST_STATE/$t-scope-b.out")
+	if exists "$ws/b/from-a"; then
+		fail $t-scopes "scope A wrote into scope B's root"
+	elif ! exists "$ws/b/from-b"; then
+		fail $t-scopes "scope B could not write into its own root"
+	elif [ -z "$sa" ] || [ "$sa" = "$sb" ]; then
+		fail $t-scopes "the two runs did not get two scopes ($sa, $sb)"
+	elif ! grep -q "^EVENT op=create .*scope=$sa .*path=$ws/b/from-a" "$VMTEST_STATE/$t-scope-a.out"; then
+		fail $t-scopes "no event for A's refusal on A's ring"
+	elif grep -q 'from-a' "$VMTEST_STATE/$t-scope-b.out"; then
+		fail $t-scopes "A's refusal reached B's ring"
+	else
+		pass $t-scopes "concurrent scopes $sa and $sb: A refused in B's root, B allowed"
+	fi
+}
+
+audit() {
+	m=$1 ws=$2 w=$3
+	t=bpf-$m
+	rm -f /tmp/audit-$m
+	vm_run $t-audit drv --audit --root "$w" -- sh -c 'echo x > /tmp/audit-'$m
+	if [ "$(cat /tmp/audit-$m 2> /dev/null)" = x ] &&
+		has_event $t-audit "^EVENT op=create decision=audited errno=0 .*path=/tmp/audit-$m\$" &&
+		! has_event $t-audit 'decision=denied' &&
+		grep -q 'denied=0 audited=[1-9]' "$VMTEST_STATE/$t-audit.out"; then
+		pass $t-audit "the write landed and was reported as audited"
+	else
+		fail $t-audit "see the output above"
+	fi
+	rm -f /tmp/audit-$m
+}
+
+# A double-forked daemon outlives its step: refused outside all along,
+# refused everywhere once its scope is gone; the same when the driver is
+# killed with SIGKILL (its scope stays, so inside still works, until the
+# next driver collects it).
+daemon_cmd() {  # TAG: the step that leaves a daemon writing every 0.2 s
+	echo '( setsid sh -c '\''i=0; echo "pid $$" >&3
+		while [ $i -lt 100 ]; do i=$((i + 1))
+			if echo x > /tmp/daemon-'$1'-$i 2> /dev/null; then echo "$i out-landed" >&3; else echo "$i out-refused" >&3; fi
+			if echo x > '$w'/daemon-'$1'-$i 2> /dev/null; then echo "$i in-landed" >&3; else echo "$i in-refused" >&3; fi
+			sleep 0.2; done'\'' & )
+		while ! grep -q "in-" /run/'$1'.log; do sleep 0.1; done'
+}
+
+daemons() {
+	m=$1 ws=$2 w=$3
+	t=bpf-$m
+	tag=d-$m
+	: > /run/$tag.log
+	rm -f /tmp/daemon-$tag-*
+	vm_run $t-daemon sh -c 'bpfdrive --mode '$m' --root /dev/null --root "'$w'" -- sh -c "$1" 3>> /run/'$tag'.log' sh "$(daemon_cmd $tag)"
+	at_exit=$(wc -l < /run/$tag.log)
+	sleep 2
+	pid=$(sed -n 's/^pid //p' /run/$tag.log)
+	later=$(wc -l < /run/$tag.log)
+	outs=$(ls /tmp/daemon-$tag-* 2> /dev/null | wc -l)
+	last_in=$(grep ' in-' /run/$tag.log | tail -n 1)
+	if [ -z "$pid" ] || ! kill -0 "$pid" 2> /dev/null; then
+		fail $t-daemon "the daemon is not running (pid ${pid:-unknown})"
+	elif [ "$later" -le "$at_exit" ]; then
+		fail $t-daemon "the daemon made no attempts after the driver exited"
+	elif [ "$outs" != 0 ] || grep -q 'out-landed' /run/$tag.log; then
+		fail $t-daemon "$outs outside writes landed"
+	elif ! grep -q 'in-landed' /run/$tag.log || [ "${last_in#* }" != in-refused ]; then
+		fail $t-daemon "inside: landed while the scope lived, refused after? last: $last_in"
+	else
+		pass $t-daemon "daemon $pid outlived the driver: $((later - at_exit)) more attempts, none landed outside; inside refused once the scope was removed"
+	fi
+	[ -n "$pid" ] && kill "$pid" 2> /dev/null
+
+	# SIGKILL the driver while its step's daemon keeps writing.
+	tag=k-$m
+	: > /run/$tag.log
+	rm -f /tmp/daemon-$tag-*
+	# (bpfdrive itself in the background, not drv: $! must be the driver)
+	bpfdrive --mode $m --root /dev/null --root "$w" -- \
+		sh -c "$(daemon_cmd $tag); echo \"step \$\$\" >&3; exec sleep 60" \
+		3>> /run/$tag.log > "$VMTEST_STATE/$t-killed.out" 2>&1 &
+	drv=$!
+	i=0
+	while ! grep -q 'in-' /run/$tag.log && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL $drv
+	wait $drv 2> /dev/null
+	at_kill=$(wc -l < /run/$tag.log)
+	sleep 2
+	pid=$(sed -n 's/^pid //p' /run/$tag.log)
+	later=$(wc -l < /run/$tag.log)
+	outs=$(ls /tmp/daemon-$tag-* 2> /dev/null | wc -l)
+	last_in=$(grep ' in-' /run/$tag.log | tail -n 1)
+	if grep -q '^bpfdrive: end' "$VMTEST_STATE/$t-killed.out" || kill -0 $drv 2> /dev/null; then
+		fail $t-killed "the driver was not killed"
+	elif [ "$later" -le "$at_kill" ] || ! kill -0 "$pid" 2> /dev/null; then
+		fail $t-killed "the daemon stopped trying after the driver was killed"
+	elif [ "$outs" != 0 ] || grep -q 'out-landed' /run/$tag.log; then
+		fail $t-killed "$outs outside writes landed after SIGKILL of the driver"
+	elif [ "${last_in#* }" != in-landed ]; then
+		fail $t-killed "the scope of the killed driver should still allow inside: $last_in"
+	else
+		pass $t-killed "driver killed: $((later - at_kill)) more attempts, none landed outside, inside still allowed"
+	fi
+	# The next driver collects the dead scope: the daemon is then
+	# refused everywhere.
+	vm_run $t-gc drv --root "$w" -- true
+	n=$(wc -l < /run/$tag.log)
+	i=0
+	while [ "$(wc -l < /run/$tag.log)" -lt $((n + 4)) ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	last_in=$(grep ' in-' /run/$tag.log | tail -n 1)
+	if [ "${last_in#* }" = in-refused ] && ! grep -q 'out-landed' /run/$tag.log; then
+		pass $t-gc "the killed driver's scope was collected: its daemon is refused inside too"
+	else
+		fail $t-gc "last inside attempt: $last_in"
+	fi
+	[ -n "$pid" ] && kill "$pid" 2> /dev/null
+	spid=$(sed -n 's/^step //p' /run/$tag.log)
+	[ -n "$spid" ] && kill "$spid" 2> /dev/null
+	return 0
+}
+
+for mode in $modes; do
+	suite "$mode"
+done
+rmdir /sys/fs/bpf/stepguard/$stale
