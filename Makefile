@@ -62,6 +62,8 @@ UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_poli
 	test_policy_load test_landlock test_seccomp test_log test_supervisor
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
+.DEFAULT_GOAL := all
+
 # The eBPF write filter: vmlinux.h, the CO-RE object, its skeleton, the loader.
 include bpf/bpf.mk
 CPPFLAGS += -I$(BPF_GEN)

@@ -17,7 +17,7 @@
  */
 struct sg_cur {
 	__u32 scope;
-	__u32 why; /* enum sg_reason when pol is NULL */
+	__u32 why; /* enum sg_ev_reason when pol is NULL */
 	struct sg_scope *pol;
 	struct sg_mark *mark; /* NULL when unknown (SG_WHY_UNKNOWN) */
 };

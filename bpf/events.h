@@ -60,7 +60,7 @@ enum sg_decision {
 };
 
 /* Why the decision was a refusal. */
-enum sg_reason {
+enum sg_ev_reason {
 	SG_WHY_NONE = 0,
 	SG_WHY_OUTSIDE,   /* the walk reached the top of the mount tree without a root */
 	SG_WHY_DEPTH,     /* the walk ran out of steps (SG_WALK_MAX) before a root or the top */
@@ -73,8 +73,8 @@ enum sg_reason {
 };
 
 /* enum sg_scope_mode: the scope's policy. */
-#define SG_MODE_ENFORCE 0
-#define SG_MODE_AUDIT 1
+#define SG_BPF_ENFORCE 0
+#define SG_BPF_AUDIT 1
 
 /* sg_event.flags */
 #define SG_EV_PATH_TRUNC (1U << 0)  /* path lacks its leading components */
@@ -103,7 +103,7 @@ struct sg_event {
 	__u32 flags;     /* SG_EV_* */
 	__u16 op;        /* enum sg_op */
 	__u8 decision;   /* enum sg_decision */
-	__u8 reason;     /* enum sg_reason */
+	__u8 reason;     /* enum sg_ev_reason */
 	__u16 path_len;
 	__u16 path2_len;
 	__u32 pad;

@@ -70,7 +70,7 @@ struct sg_bpf_counts {
 	uint64_t audited; /* would-be refusals let through */
 	uint64_t lost;    /* events that never reached the ring buffer */
 	uint32_t nroots;  /* roots registered */
-	uint32_t mode;    /* SG_MODE_ENFORCE or SG_MODE_AUDIT */
+	uint32_t mode;    /* SG_BPF_ENFORCE or SG_BPF_AUDIT */
 };
 
 /* "bpf-lsm", "bpf-fmod" (the backend names of the log). */
@@ -120,7 +120,7 @@ void sg_bpf_close(struct sg_bpf *b);
 
 /*
  * A new scope with the writable roots ROOT_FDS (O_PATH descriptors, as
- * stepguard opens them) and MODE (SG_MODE_ENFORCE or SG_MODE_AUDIT).  The
+ * stepguard opens them) and MODE (SG_BPF_ENFORCE or SG_BPF_AUDIT).  The
  * roots are registered by kernel identity, through the filter's own hook
  * (see sg_register() in stepguard.bpf.c); a root on a read-only mount is
  * skipped (the VFS refuses writes there before any hook).  Must be called

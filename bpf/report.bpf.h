@@ -158,7 +158,7 @@ static __always_inline int sg_refuse(struct sg_cur *c, __u16 op, __u32 reason, _
 				     __u64 arg, const struct sg_objs *o, int error)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	bool audit = c->pol && c->pol->mode == SG_MODE_AUDIT;
+	bool audit = c->pol && c->pol->mode == SG_BPF_AUDIT;
 	struct sg_scratch *s;
 	struct sg_event *ev;
 	void *ring;

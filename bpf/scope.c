@@ -257,7 +257,7 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
 
 	if (failed)
 		*failed = n;
-	if (mode != SG_MODE_ENFORCE && mode != SG_MODE_AUDIT)
+	if (mode != SG_BPF_ENFORCE && mode != SG_BPF_AUDIT)
 		return -EINVAL;
 	if (b->n_scopes == SG_MAX_SCOPES)
 		return -EMFILE;

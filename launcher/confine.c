@@ -67,13 +67,76 @@ static int fail(char *msg, size_t len, int err, const char *fmt, ...)
 }
 
 /*
- * The eBPF backends come with their own loader; until this build has it,
- * say so, and let auto fall through to Landlock with the reason kept.
+ * Try an eBPF backend: probe (a lsm/ program attaches and enforces nothing
+ * where bpf is not an active LSM, so the probe reads the active list),
+ * reuse or load the pinned filter, and register this step's roots as a
+ * new scope.  Any failure leaves nothing behind and says why in WHY.
  */
-static int try_bpf(enum sg_filter which, char *why, size_t len)
+static int try_bpf(struct sg_confine *c, enum sg_filter which, const struct sg_roots *roots,
+		   enum sg_mode mode, char *why, size_t len)
 {
-	snprintf(why, len, "%s: not in this build of stepguard", sg_filter_name(which));
-	return -EOPNOTSUPP;
+	enum sg_bpf_mode m = which == SG_FILTER_BPF_LSM ? SG_BPF_LSM : SG_BPF_FMOD;
+	int *fds, r;
+	size_t n = 0, failed = 0;
+	char w[768];
+
+	r = sg_bpf_probe(m, w, sizeof(w));
+	if (r < 0) {
+		snprintf(why, len, "%s: %.700s", sg_filter_name(which), w[0] ? w : strerror(-r));
+		return r;
+	}
+	r = sg_bpf_open(m, &c->bpf, &c->binfo);
+	if (r < 0) {
+		/* the loader's reason can be long (a verifier log's tail): keep its start */
+		snprintf(why, len, "%s: %.700s", sg_filter_name(which),
+			 c->binfo.why[0] ? c->binfo.why : strerror(-r));
+		c->bpf = NULL;
+		return r;
+	}
+	fds = calloc(roots->n ? roots->n : 1, sizeof(*fds));
+	if (!fds) {
+		sg_bpf_close(c->bpf);
+		c->bpf = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < roots->n; i++)
+		if (roots->v[i].fd >= 0) /* skipped "?" roots have no fd */
+			fds[n++] = roots->v[i].fd;
+	r = sg_bpf_add_scope(c->bpf, fds, n, mode == SG_MODE_AUDIT ? SG_BPF_AUDIT : SG_BPF_ENFORCE,
+			     &c->scope, &failed);
+	free(fds);
+	if (r < 0) {
+		snprintf(why, len, "%s: cannot register the writable roots: %s", sg_filter_name(which),
+			 strerror(-r));
+		sg_bpf_close(c->bpf);
+		c->bpf = NULL;
+		return r;
+	}
+	c->have_scope = true;
+	c->backend = which;
+	/* The child waits on this pipe until the parent has marked it. */
+	if (pipe2(c->go, O_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+static void note_why(struct sg_confine *c, const char *why)
+{
+	size_t o = strlen(c->why);
+
+	snprintf(c->why + o, sizeof(c->why) - o, "%s%s", o ? "; " : "", why);
+}
+
+bool sg_confine_is_bpf(const struct sg_confine *c)
+{
+	return c->backend == SG_FILTER_BPF_LSM || c->backend == SG_FILTER_BPF_FMOD;
+}
+
+const char *sg_confine_backend_name(const struct sg_confine *c)
+{
+	if (sg_confine_is_bpf(c))
+		return sg_filter_name(c->backend);
+	return c->supervise ? "landlock+supervisor" : "landlock";
 }
 
 static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, char *msg,
@@ -125,17 +188,34 @@ static bool kernel_at_least(unsigned major, unsigned minor)
 	return a > major || (a == major && b >= minor);
 }
 
+static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, char *msg, size_t len)
+{
+	struct sg_seccomp_opts so = { 0 };
+	const char *bad_name = NULL;
+	int r;
+
+	so.deny = (const char *const *)p->seccomp_deny.v;
+	so.n_deny = p->seccomp_deny.n;
+	so.allow = (const char *const *)p->seccomp_allow.v;
+	so.n_allow = p->seccomp_allow.n;
+	so.allow_userns = p->user_namespaces == SG_YES;
+	r = sg_seccomp_build(&so, &c->seccomp, &bad_name);
+	if (r < 0)
+		return fail(msg, len, r, "cannot build the seccomp filter%s%s: %s",
+			    bad_name ? " at " : "", bad_name ? bad_name : "", strerror(-r));
+	return 0;
+}
+
 int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
 		       enum sg_mode mode, const struct sg_roots *roots, char *msg, size_t len)
 {
-	const char *bad_name = NULL;
-	struct sg_seccomp_opts so = { 0 };
-	char why[256];
+	char why[1024];
 	int r;
 
 	memset(c, 0, sizeof(*c));
 	c->ruleset_fd = -1;
 	c->sock[0] = c->sock[1] = -1;
+	c->go[0] = c->go[1] = -1;
 
 	for (size_t i = 0; i < p->accept_gaps.n; i++) {
 		unsigned g;
@@ -163,21 +243,34 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 	case SG_FILTER_BPF_LSM:
 	case SG_FILTER_BPF_FMOD:
 		/* Asked for by name: never fall back to something weaker. */
-		try_bpf(want, why, sizeof(why));
-		return fail(msg, len, -EOPNOTSUPP, "filter %s is unavailable (%s)",
-			    sg_filter_name(want), why);
+		r = try_bpf(c, want, roots, mode, why, sizeof(why));
+		if (r < 0)
+			return fail(msg, len, -EOPNOTSUPP, "filter %s is unavailable (%s)",
+				    sg_filter_name(want), why);
+		break;
 	case SG_FILTER_AUTO:
-		if (try_bpf(SG_FILTER_BPF_LSM, why, sizeof(why)) < 0)
-			snprintf(c->why, sizeof(c->why), "%s", why);
-		if (try_bpf(SG_FILTER_BPF_FMOD, why, sizeof(why)) < 0)
-			snprintf(c->why + strlen(c->why), sizeof(c->why) - strlen(c->why), "; %s",
-				 why);
+		/* bpf-lsm, then bpf-fmod; each reason kept for --check and -v. */
+		if (try_bpf(c, SG_FILTER_BPF_LSM, roots, mode, why, sizeof(why)) == 0)
+			break;
+		note_why(c, why);
+		if (try_bpf(c, SG_FILTER_BPF_FMOD, roots, mode, why, sizeof(why)) == 0)
+			break;
+		note_why(c, why);
 		break;
 	case SG_FILTER_LANDLOCK:
 		break;
 	case SG_FILTER_UNSET:
 	default:
 		return fail(msg, len, -EINVAL, "no filter chosen");
+	}
+
+	if (sg_confine_is_bpf(c)) {
+		/*
+		 * The eBPF filter covers every write, attributes included, and
+		 * can audit: no Landlock, no supervisor, no gaps.  seccomp still
+		 * removes the escape routes.
+		 */
+		return build_seccomp(c, p, msg, len);
 	}
 
 	/* Landlock refuses; it cannot let a write through and log it. */
@@ -190,16 +283,9 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 	if (r < 0)
 		return r;
 	c->backend = SG_FILTER_LANDLOCK;
-
-	so.deny = (const char *const *)p->seccomp_deny.v;
-	so.n_deny = p->seccomp_deny.n;
-	so.allow = (const char *const *)p->seccomp_allow.v;
-	so.n_allow = p->seccomp_allow.n;
-	so.allow_userns = p->user_namespaces == SG_YES;
-	r = sg_seccomp_build(&so, &c->seccomp, &bad_name);
+	r = build_seccomp(c, p, msg, len);
 	if (r < 0)
-		return fail(msg, len, r, "cannot build the seccomp filter%s%s: %s",
-			    bad_name ? " at " : "", bad_name ? bad_name : "", strerror(-r));
+		return r;
 
 	/*
 	 * The supervisor covers what Landlock does not mediate.  Its kernel
@@ -262,6 +348,33 @@ int sg_confine_child(void *ctx, const char **stage)
 			return -errno;
 	}
 
+	if (sg_confine_is_bpf(c)) {
+		char go;
+		ssize_t n;
+
+		/*
+		 * The eBPF filter is applied from outside: wait until the
+		 * parent has marked this process (and so everything it will
+		 * fork).  EOF means the parent could not: never go on unmarked.
+		 */
+		*stage = "waiting for the eBPF mark";
+		close(c->go[1]);
+		do
+			n = read(c->go[0], &go, 1);
+		while (n < 0 && errno == EINTR);
+		close(c->go[0]);
+		if (n != 1)
+			return n < 0 ? -errno : -ECANCELED;
+		/*
+		 * Only now become the step's user: the parent stays root to
+		 * read the filter's events and remove the scope at the end.
+		 */
+		*stage = "becoming the step's user";
+		r = sg_user_drop(c->user);
+		if (r < 0)
+			return r;
+	}
+
 	/*
 	 * no_new_privs first: Landlock and seccomp refuse an unprivileged
 	 * caller without it, and it stops a setuid binary from shedding the
@@ -272,11 +385,13 @@ int sg_confine_child(void *ctx, const char **stage)
 		return -errno;
 
 	/* The write filter next, while every syscall is still allowed. */
-	*stage = "Landlock";
-	r = sg_landlock_restrict(c->ruleset_fd);
-	c->ruleset_fd = -1;
-	if (r < 0)
-		return r;
+	if (!sg_confine_is_bpf(c)) {
+		*stage = "Landlock";
+		r = sg_landlock_restrict(c->ruleset_fd);
+		c->ruleset_fd = -1;
+		if (r < 0)
+			return r;
+	}
 
 	/*
 	 * seccomp last before execve: it removes the calls that could undo
@@ -316,16 +431,48 @@ int sg_confine_listener(struct sg_confine *c)
 	return fd;
 }
 
+int sg_confine_forked(struct sg_confine *c, pid_t pid)
+{
+	int pidfd, r;
+
+	if (!sg_confine_is_bpf(c))
+		return 0;
+	close(c->go[0]);
+	c->go[0] = -1;
+	/* A pidfd names this very process: no pid reuse can redirect the mark. */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	r = sg_bpf_confine_pid(c->bpf, pidfd, c->scope);
+	close(pidfd);
+	if (r < 0)
+		return r; /* the go pipe closes unwritten: the child gives up */
+	if (write(c->go[1], "g", 1) != 1)
+		return -errno;
+	close(c->go[1]);
+	c->go[1] = -1;
+	return 0;
+}
+
 void sg_confine_free(struct sg_confine *c)
 {
 	if (c->ruleset_fd >= 0)
 		close(c->ruleset_fd);
 	if (c->seccomp)
 		seccomp_release(c->seccomp);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (c->sock[i] >= 0)
 			close(c->sock[i]);
+		if (c->go[i] >= 0)
+			close(c->go[i]);
+	}
+	if (c->bpf) {
+		/* Tasks still marked with the scope are refused every write from now on. */
+		if (c->have_scope)
+			sg_bpf_remove_scope(c->bpf, c->scope);
+		sg_bpf_close(c->bpf);
+	}
 	free(c->roots);
 	memset(c, 0, sizeof(*c));
-	c->ruleset_fd = c->sock[0] = c->sock[1] = -1;
+	c->ruleset_fd = c->sock[0] = c->sock[1] = c->go[0] = c->go[1] = -1;
 }

@@ -13,8 +13,10 @@
 #include <seccomp.h>
 #include <stdbool.h>
 
+#include "bpf/loader.h"
 #include "launcher/landlock.h"
 #include "launcher/roots.h"
+#include "launcher/user.h"
 #include "policy/policy.h"
 
 /* Gaps a backend may leave; the names are the policy's accept-gaps words. */
@@ -38,7 +40,15 @@ struct sg_confine {
 	size_t n_keep_fds;
 	struct sg_root *roots;   /* the open roots, for Landlock and the supervisor */
 	size_t n_roots;
-	char why[512];           /* for fallbacks: why a backend was skipped */
+	char why[1024];          /* for fallbacks: why a backend was skipped */
+
+	/* eBPF backends */
+	struct sg_bpf *bpf;      /* the loaded or reused filter */
+	struct sg_bpf_info binfo;
+	uint32_t scope;          /* this step's scope in the filter */
+	bool have_scope;
+	int go[2];               /* parent [1] -> child [0]: "you are marked, go on" */
+	const struct sg_user *user; /* dropped to in the child (eBPF: the parent stays root) */
 };
 
 /*
@@ -56,6 +66,19 @@ int sg_confine_child(void *ctx, const char **stage);
 
 /* In the parent, after fork: the supervisor's listener, or -errno. */
 int sg_confine_listener(struct sg_confine *c);
+
+/*
+ * In the parent, right after fork, before the child may exec: mark the
+ * child as confined (eBPF backends) and let it go on.  On failure the
+ * child is told nothing and exits without running the step.
+ */
+int sg_confine_forked(struct sg_confine *c, pid_t pid);
+
+/* Is the backend one of the eBPF ones? */
+bool sg_confine_is_bpf(const struct sg_confine *c);
+
+/* The name the start line and the log use: bpf-lsm, bpf-fmod, landlock+supervisor, landlock. */
+const char *sg_confine_backend_name(const struct sg_confine *c);
 
 void sg_confine_free(struct sg_confine *c);
 

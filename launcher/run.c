@@ -199,6 +199,18 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 	}
 	close(pipefd[1]);
 
+	r = ops->forked ? ops->forked(ops->ctx, pid) : 0;
+	if (r < 0) {
+		/* The child is waiting to be released and never will be: it gives up. */
+		snprintf(msg, msglen, "cannot confine the step's process (%s); not run", strerror(-r));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(pipefd[0]);
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return SG_EXIT_CONFINE;
+	}
+
 	/* EOF without a report: the pipe closed on a successful execve. */
 	for (;;) {
 		ssize_t n = read(pipefd[0], (char *)&rep + got, sizeof(rep) - (size_t)got);

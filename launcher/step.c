@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,100 @@ static json_object *gaps_json(unsigned gaps)
 
 static const char *backend_name(const struct run_state *st)
 {
-	return st->conf.supervise ? "landlock+supervisor" : "landlock";
+	return sg_confine_backend_name(&st->conf);
+}
+
+/* Realtime of an event stamped with CLOCK_BOOTTIME in the kernel. */
+static void event_time(uint64_t boot_ns, char buf[32])
+{
+	struct timespec rt, bt;
+	int64_t ns;
+	time_t sec;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec -
+	     ((int64_t)bt.tv_sec * 1000000000 + bt.tv_nsec - (int64_t)boot_ns);
+	sec = (time_t)(ns / 1000000000);
+	gmtime_r(&sec, &tm);
+	snprintf(buf, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%06luZ",
+		 (unsigned)(tm.tm_year + 1900) % 10000u, (unsigned)(tm.tm_mon + 1) % 100u,
+		 (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,
+		 (unsigned)tm.tm_min % 100u, (unsigned)tm.tm_sec % 100u,
+		 (unsigned long)(ns % 1000000000) / 1000ul % 1000000ul);
+}
+
+static json_object *event_path(const struct sg_event *ev, int which, bool *cut)
+{
+	size_t n;
+	const char *p = sg_bpf_event_path(ev, which, &n);
+	char *z;
+	json_object *o;
+
+	*cut = ev->flags & (which == 1 ? SG_EV_PATH_TRUNC : SG_EV_PATH2_TRUNC);
+	if (!p)
+		return NULL;
+	z = strndup(p, n);
+	if (!z)
+		return NULL;
+	o = sg_json_bytes(z);
+	free(z);
+	return o;
+}
+
+/* One denial record per event of the eBPF filter (docs/log-format.md). */
+static int bpf_event(const struct sg_event *ev, void *ctx)
+{
+	struct run_state *st = ctx;
+	json_object *rec = json_object_new_object(), *p1, *p2;
+	char comm[SG_COMM_LEN + 1], t[32];
+	bool cut1 = false, cut2 = false;
+
+	st->denials++;
+	memcpy(comm, ev->comm, SG_COMM_LEN);
+	comm[SG_COMM_LEN] = '\0';
+	event_time(ev->time_ns, t);
+	json_object_object_add(rec, "event_time", json_object_new_string(t));
+	json_object_object_add(rec, "pid", json_object_new_int64(ev->pid));
+	json_object_object_add(rec, "uid", json_object_new_int64(ev->uid));
+	json_object_object_add(rec, "comm", sg_json_bytes(comm));
+	json_object_object_add(rec, "op", json_object_new_string(sg_bpf_op_name(ev->op)));
+	p1 = event_path(ev, 1, &cut1);
+	p2 = event_path(ev, 2, &cut2);
+	if (p1)
+		json_object_object_add(rec, "path", p1);
+	if (p2)
+		json_object_object_add(rec, "path2", p2);
+	/* A path the kernel could not give whole says so: never cut silently. */
+	if (cut1 || cut2)
+		json_object_object_add(rec, "path_truncated", json_object_new_boolean(1));
+	json_object_object_add(rec, "decision",
+			       json_object_new_string(sg_bpf_decision_name(ev->decision)));
+	json_object_object_add(rec, "reason", json_object_new_string(sg_bpf_reason_name(ev->reason)));
+	json_object_object_add(rec, "errno", json_object_new_int(-ev->error));
+	json_object_object_add(rec, "backend", json_object_new_string(backend_name(st)));
+	sg_log_write(&st->log, "denial", rec);
+	if (!st->s->o->quiet) {
+		size_t n;
+		const char *p = sg_bpf_event_path(ev, 1, &n);
+		char raw[512], esc[1024];
+
+		snprintf(raw, sizeof(raw), "%.*s", p ? (int)(n < sizeof(raw) - 1 ? n : sizeof(raw) - 1) : 0,
+			 p ? p : "");
+		sg_escape_bytes(raw, esc, sizeof(esc));
+		fprintf(stderr, "stepguard: %s %s %s (pid %u, %s)\n",
+			ev->decision == SG_DECISION_AUDITED ? "audited" : "refused",
+			sg_bpf_op_name(ev->op), esc, ev->pid, sg_bpf_reason_name(ev->reason));
+	}
+	return 0;
+}
+
+static int step_forked(void *ctx, pid_t pid)
+{
+	struct run_state *st = ctx;
+
+	return sg_confine_forked(&st->conf, pid);
 }
 
 static int step_confine_child(void *ctx, const char **stage)
@@ -122,7 +216,13 @@ static int started(void *ctx, pid_t pid)
 	json_object_object_add(rec, "policy_digest", json_object_new_string(s->policy_digest));
 	json_object_object_add(rec, "backend", json_object_new_string(backend_name(st)));
 	json_object_object_add(rec, "mode", json_object_new_string(sg_mode_name(s->eff->mode)));
-	json_object_object_add(rec, "landlock_abi", json_object_new_int(st->conf.ll.abi));
+	if (sg_confine_is_bpf(&st->conf)) {
+		json_object_object_add(rec, "bpf_reused", json_object_new_boolean(st->conf.binfo.reused));
+		json_object_object_add(rec, "bpf_programs", json_object_new_int((int)st->conf.binfo.n_progs));
+		json_object_object_add(rec, "bpf_open_ms", json_object_new_double(st->conf.binfo.open_ms));
+	} else {
+		json_object_object_add(rec, "landlock_abi", json_object_new_int(st->conf.ll.abi));
+	}
 	json_object_object_add(rec, "not_covered", gaps_json(st->conf.gaps));
 	json_object_object_add(rec, "accepted_gaps", gaps_json(st->conf.accepted & st->conf.gaps));
 	r = sg_log_write(&st->log, "start", rec);
@@ -136,6 +236,8 @@ static int watch_fd(void *ctx)
 {
 	struct run_state *st = ctx;
 
+	if (st->conf.bpf)
+		return sg_bpf_epoll_fd(st->conf.bpf);
 	return st->sup ? sg_supervisor_fd(st->sup) : -1;
 }
 
@@ -143,7 +245,13 @@ static int ready(void *ctx)
 {
 	struct run_state *st = ctx;
 	struct sg_sup_event ev;
-	int r = sg_supervisor_handle(st->sup, &ev);
+	int r;
+
+	if (st->conf.bpf) {
+		r = sg_bpf_poll(st->conf.bpf, 0, bpf_event, st);
+		return r < 0 && r != -EINTR ? r : 0;
+	}
+	r = sg_supervisor_handle(st->sup, &ev);
 
 	if (r == 1) {
 		json_object *rec = json_object_new_object();
@@ -237,8 +345,14 @@ static void start_line(const struct run_state *st)
 	const struct sg_step_ctx *s = st->s;
 	char g[256], a[256];
 
-	fprintf(stderr, "stepguard: step %s: write filter %s (Landlock ABI %d), seccomp",
-		s->o->step ? s->o->step : "-", backend_name(st), st->conf.ll.abi);
+	if (sg_confine_is_bpf(&st->conf))
+		fprintf(stderr, "stepguard: step %s: write filter %s (%s, %u programs), seccomp",
+			s->o->step ? s->o->step : "-", backend_name(st),
+			st->conf.binfo.reused ? "pinned programs reused" : "programs loaded and pinned",
+			st->conf.binfo.n_progs);
+	else
+		fprintf(stderr, "stepguard: step %s: write filter %s (Landlock ABI %d), seccomp",
+			s->o->step ? s->o->step : "-", backend_name(st), st->conf.ll.abi);
 	if (st->conf.why[0] && s->o->verbose)
 		fprintf(stderr, " [eBPF: %s]", st->conf.why);
 	fprintf(stderr, "; not covered: %s", sg_gaps_str(st->conf.gaps, g, sizeof(g)));
@@ -289,7 +403,14 @@ int sg_step_run(struct sg_step_ctx *s)
 		code = SG_EXIT_CONFINE;
 		goto out;
 	}
-	r = sg_user_drop(s->user);
+	/*
+	 * Landlock: become the step's user here, for good, before the fork:
+	 * the supervisor in this process acts for the step and must hold no
+	 * more rights than it.  eBPF: stay root to read the filter's events
+	 * and remove the scope at the end; the child drops once marked.
+	 */
+	st.conf.user = s->user;
+	r = sg_confine_is_bpf(&st.conf) ? 0 : sg_user_drop(s->user);
 	if (r < 0) {
 		fprintf(stderr, "stepguard: cannot become user %s: %s; the step was not run\n",
 			s->user->name, strerror(-r));
@@ -299,12 +420,26 @@ int sg_step_run(struct sg_step_ctx *s)
 	if (!s->o->quiet)
 		start_line(&st);
 
-	ops = (struct sg_child_ops){ step_confine_child, started, watch_fd, ready, &st };
+	ops = (struct sg_child_ops){ step_confine_child, step_forked, started, watch_fd, ready, &st };
 	code = sg_spawn(s->o->argv, s->env, &ops, &status, msg, sizeof(msg));
 	if (msg[0])
 		fprintf(stderr, "stepguard: %s\n", msg);
 	if (st.pid > 0) {
 		json_object *rec = json_object_new_object();
+		uint64_t lost = 0;
+
+		if (st.conf.bpf) {
+			struct sg_bpf_counts counts;
+
+			/* What the step did last is still in the ring: read it all. */
+			while (sg_bpf_poll(st.conf.bpf, 0, bpf_event, &st) > 0)
+				;
+			if (sg_bpf_scope_counts(st.conf.bpf, st.conf.scope, &counts) == 0)
+				lost = counts.lost;
+			if (lost && !s->o->quiet)
+				fprintf(stderr, "stepguard: %llu refusals could not be logged (ring buffer full)\n",
+					(unsigned long long)lost);
+		}
 
 		json_object_object_add(rec, "pid", json_object_new_int64(st.pid));
 		if (WIFEXITED(status))
@@ -313,7 +448,7 @@ int sg_step_run(struct sg_step_ctx *s)
 			json_object_object_add(rec, "signal", json_object_new_int(WTERMSIG(status)));
 		json_object_object_add(rec, "exit", json_object_new_int(code));
 		json_object_object_add(rec, "denials", json_object_new_int64((int64_t)st.denials));
-		json_object_object_add(rec, "lost", json_object_new_int(0));
+		json_object_object_add(rec, "lost", json_object_new_int64((int64_t)lost));
 		json_object_object_add(rec, "backend", json_object_new_string(backend_name(&st)));
 		json_object_object_add(rec, "policy_digest",
 				       json_object_new_string(s->policy_digest));

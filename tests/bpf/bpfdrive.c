@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 			return 4;
 		}
 	}
-	r = sg_bpf_add_scope(b, fds, (size_t)n_roots, audit ? SG_MODE_AUDIT : SG_MODE_ENFORCE,
+	r = sg_bpf_add_scope(b, fds, (size_t)n_roots, audit ? SG_BPF_AUDIT : SG_BPF_ENFORCE,
 			     &scope, &failed);
 	if (r < 0) {
 		printf("bpfdrive: add scope: %s%s%s\n", strerror(-r),

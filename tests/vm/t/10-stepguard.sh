@@ -19,25 +19,31 @@ cd /tmp/work || exit 1
 landlock_off='landlock[^.]*(not (an )?(active|enabled|available|supported)|unavailable|disabled)|no landlock'
 
 vm_expect version 0 '^stepguard [0-9]' stepguard --version
-# --check says whether the step would run: without Landlock (and until
-# an eBPF backend exists) it would not, and --check says so with 71.
-if vm_lsm_active landlock; then
-	vm_expect check-true 0 '' stepguard --check -- true
+# auto picks bpf-lsm where bpf is an active LSM, else bpf-fmod (as root,
+# which the VM's tests are), else Landlock.  The start line names it.
+if vm_lsm_active bpf; then
+	backend=bpf-lsm
 else
-	vm_expect check-true 71 "$landlock_off" stepguard --check -- true
+	backend=bpf-fmod
+fi
+vm_expect check-true 0 '' stepguard --check -- true
+vm_expect self-test 0 "backend +$backend" stepguard --self-test
+vm_expect run-true 0 "write filter $backend" stepguard -- true
+vm_expect self-test-fmod 0 'backend +bpf-fmod' stepguard --filter bpf-fmod --self-test
+if vm_lsm_active bpf; then
+	vm_expect self-test-lsm 0 'backend +bpf-lsm' stepguard --filter bpf-lsm --self-test
+else
+	# a lsm/ program would attach here and enforce nothing: refused by name
+	vm_expect refuse-filter-bpf-lsm 71 'not an active LSM' stepguard --filter bpf-lsm -- true
 fi
 
 if vm_lsm_active landlock; then
-	vm_expect self-test 0 '' stepguard --self-test
-	# The allowed side of the refusal below: with Landlock, a step runs.
-	vm_expect run-true 0 '' stepguard -- true
-	vm_expect run-true-user 0 '' as_user sh -c 'cd work && stepguard -- true'
+	vm_expect self-test-landlock 0 'backend +landlock' stepguard --filter landlock --self-test
+	# unprivileged, no eBPF: Landlock enforces
+	vm_expect run-true-user 0 'write filter landlock' as_user sh -c 'cd work && stepguard -- true'
 else
-	# No backend can enforce on this boot yet (no eBPF backend exists), so
-	# stepguard must refuse rather than run the step unconfined.  When
-	# bpf-fmod lands, auto will pick it here: the self-test and run rows
-	# then expect 0 and a start line naming bpf-fmod.
-	vm_expect self-test 71 '' stepguard --self-test
-	vm_expect refuse-no-landlock 71 "$landlock_off" stepguard -- true
+	# Without Landlock an unprivileged step has no backend at all: refused,
+	# never run unconfined; and Landlock asked for by name is refused.
+	vm_expect refuse-no-landlock-user 71 "$landlock_off" as_user sh -c 'cd work && stepguard -- true'
 	vm_expect refuse-filter-landlock 71 "$landlock_off" stepguard --filter landlock -- true
 fi

@@ -29,6 +29,9 @@ else
 	# A lsm/ program would attach here and enforce nothing: the probe
 	# must say so, and open must refuse before loading anything.
 	vm_expect bpf-lsm-probe-refused 3 'bpf is not an active LSM' bpfdrive --mode lsm --probe
+	# Start clean: pins a stepguard left (its fmod set shares the maps and
+	# runs the hooks) would make the forced lsm set below look enforcing.
+	bpfdrive --unload --force > /dev/null 2>&1
 	before=$(bpfdrive --max-prog-id)
 	vm_expect bpf-lsm-open-refused 3 'not an active LSM' \
 		bpfdrive --mode lsm --root /tmp -- true

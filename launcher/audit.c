@@ -1,0 +1,805 @@
+// SPDX-License-Identifier: MIT
+/*
+ * audit.c — read stepguard's JSON lines (docs/log-format.md) and count
+ * them.  Pure: it reads the FILE * it is given and makes no other
+ * syscalls, so its tests need nothing but memory.
+ *
+ * Every line is either a record that is counted, a record of an event we
+ * do not know (counted as such), a record of another step under --step
+ * (counted as such), or a problem: counted, and the first few kept with
+ * their file, line and reason.  Nothing is skipped without a trace.
+ */
+#include "launcher/audit.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a string → entry table ------------------------------------------ */
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int table_rehash(struct sg_table *t, size_t nslots)
+{
+	uint32_t *slot = calloc(nslots, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = hash(t->v[i].name) & (nslots - 1);
+
+		while (slot[j])
+			j = (j + 1) & (nslots - 1);
+		slot[j] = (uint32_t)(i + 1);
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslots = nslots;
+	return 0;
+}
+
+/* The entry named NAME, added (all zero) if absent; NULL: out of memory.
+ * The pointer is good until the next call on T. */
+static struct sg_entry *table_get(struct sg_table *t, const char *name, bool *added)
+{
+	size_t j;
+
+	*added = false;
+	/* Keep the load under one half so probe chains stay short. */
+	if ((t->n + 1) * 2 > t->nslots) {
+		if (t->n >= UINT32_MAX / 4 || table_rehash(t, t->nslots ? t->nslots * 2 : 64) < 0)
+			return NULL;
+	}
+	for (j = hash(name) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1))
+		if (strcmp(t->v[t->slot[j] - 1].name, name) == 0)
+			return &t->v[t->slot[j] - 1];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		struct sg_entry *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
+	t->v[t->n].name = strdup(name);
+	if (!t->v[t->n].name)
+		return NULL;
+	t->slot[j] = (uint32_t)(t->n + 1);
+	*added = true;
+	return &t->v[t->n++];
+}
+
+static void table_free(struct sg_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ARR (N elements of SIZE) with room for one more, zeroed; NULL on ENOMEM. */
+static void *grow(void *arr, size_t n, size_t size)
+{
+	char *v = realloc(arr, (n + 1) * size);
+
+	if (v)
+		memset(v + n * size, 0, size);
+	return v;
+}
+
+/* ---- strings made safe to print --------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at S (at most N bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
+			return 0; /* overlong, surrogate */
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * Valid UTF-8 that a terminal still acts on: C1 controls (U+0080-009F,
+ * which some terminals read as CSI and friends) and the bidi marks and
+ * overrides that reorder what a reader sees (U+061C, U+200E-200F,
+ * U+202A-202E, U+2066-2069).
+ */
+static bool unsafe_char(const unsigned char *s, size_t k)
+{
+	if (k == 2)
+		return (s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xd8 && s[1] == 0x9c);
+	if (k == 3 && s[0] == 0xe2 && s[1] == 0x80)
+		return s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae);
+	if (k == 3 && s[0] == 0xe2 && s[1] == 0x81)
+		return s[2] >= 0xa6 && s[2] <= 0xa9;
+	return false;
+}
+
+char *sg_audit_display(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char *out = malloc(n * 4 + 1), *o = out;
+	static const char hex[] = "0123456789abcdef";
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_len(s + i, n - i);
+
+		if (k == 0 || s[i] < 0x20 || s[i] == 0x7f || unsafe_char(s + i, k)) {
+			for (size_t e = i + (k ? k : 1); i < e; i++) {
+				*o++ = '\\';
+				*o++ = 'x';
+				*o++ = hex[s[i] >> 4];
+				*o++ = hex[s[i] & 15];
+			}
+			continue;
+		}
+		memcpy(o, s + i, k);
+		o += k;
+		i += k;
+	}
+	*o = '\0';
+	return out;
+}
+
+char *sg_audit_prefix(const char *path, unsigned depth, char *buf, size_t len)
+{
+	size_t end = strlen(path), o = 0;
+	bool abs = path[0] == '/';
+	unsigned taken = 0;
+
+	if (!len)
+		return buf;
+	/* The object's own name is not part of its prefix: drop it (and
+	 * the slashes after it, for "/tmp/"), keep its directory. */
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	while (end > 0 && path[end - 1] != '/')
+		end--;
+	if (end == 0) {
+		snprintf(buf, len, "%s", abs ? "/" : ".");
+		return buf;
+	}
+	if (abs && o + 1 < len)
+		buf[o++] = '/';
+	for (size_t i = 0; i < end && taken < depth;) {
+		size_t j = i;
+
+		while (j < end && path[j] != '/')
+			j++;
+		if (j > i) {
+			if (taken && o + 1 < len)
+				buf[o++] = '/';
+			for (size_t k = i; k < j && o + 1 < len; k++)
+				buf[o++] = path[k];
+			taken++;
+		}
+		i = j + 1;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* ---- problems ------------------------------------------------------------ */
+
+__attribute__((format(printf, 4, 5))) static int problem(struct sg_audit *a, const char *file,
+							 uint64_t line, const char *fmt, ...)
+{
+	struct sg_problem *p;
+	va_list ap;
+	int r;
+
+	a->problem_lines++;
+	if (a->n_problems == SG_AUDIT_PROBLEMS_KEPT)
+		return 0;
+	p = &a->problems[a->n_problems];
+	p->line = line;
+	p->file = sg_audit_display(file, strlen(file));
+	va_start(ap, fmt);
+	r = vasprintf(&p->reason, fmt, ap);
+	va_end(ap);
+	if (!p->file || r < 0) {
+		free(p->file);
+		p->file = NULL;
+		return -ENOMEM;
+	}
+	a->n_problems++;
+	return 0;
+}
+
+/* ---- one record ------------------------------------------------------------ */
+
+/* The fields stepguard audit reads; strings are display-safe copies. */
+struct rec {
+	char *event, *step, *run, *op, *path, *path2, *decision, *comm, *backend;
+	long long pid, status, signal, lost, denials;
+	bool has_pid, has_status, has_signal, has_lost, has_denials;
+	char why[128]; /* why the record is refused */
+};
+
+static void rec_free(struct rec *r)
+{
+	free(r->event);
+	free(r->step);
+	free(r->run);
+	free(r->op);
+	free(r->path);
+	free(r->path2);
+	free(r->decision);
+	free(r->comm);
+	free(r->backend);
+}
+
+/* 1: KEY is a string, copied display-safe to *OUT; 0: absent; -EINVAL: not
+ * a string (R->why says so); -ENOMEM. */
+static int get_str(json_object *o, const char *key, char **out, struct rec *r)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(r->why, sizeof(r->why), "\"%s\" is not a string", key);
+		return -EINVAL;
+	}
+	*out = sg_audit_display(json_object_get_string(v), (size_t)json_object_get_string_len(v));
+	return *out ? 1 : -ENOMEM;
+}
+
+/* As get_str, for an integer; NONNEG: a count, which cannot be negative. */
+static int get_int(json_object *o, const char *key, long long *out, bool *has, bool nonneg,
+		   struct rec *r)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_int) ||
+	    (nonneg && json_object_get_int64(v) < 0)) {
+		snprintf(r->why, sizeof(r->why), "\"%s\" is not %s", key,
+			 nonneg ? "a count" : "an integer");
+		return -EINVAL;
+	}
+	*out = (long long)json_object_get_int64(v);
+	*has = true;
+	return 1;
+}
+
+static int require(int got, const char *key, struct rec *r)
+{
+	if (got == 0) {
+		snprintf(r->why, sizeof(r->why), "%s record without \"%s\"", r->event, key);
+		return -EINVAL;
+	}
+	return got;
+}
+
+/* Fill R from O: every field we read has its type checked, present or not. */
+static int rec_read(json_object *o, struct rec *r)
+{
+	int e;
+
+	r->pid = -1;
+	e = get_str(o, "event", &r->event, r);
+	if (e == 0)
+		snprintf(r->why, sizeof(r->why), "no \"event\"");
+	if (e <= 0)
+		return e ? e : -EINVAL;
+	if ((e = require(get_str(o, "step", &r->step, r), "step", r)) < 0 ||
+	    (e = get_str(o, "run", &r->run, r)) < 0 ||
+	    (e = get_int(o, "pid", &r->pid, &r->has_pid, false, r)) < 0 ||
+	    (e = get_str(o, "backend", &r->backend, r)) < 0)
+		return e;
+	if (strcmp(r->event, "denial") == 0) {
+		if ((e = require(get_str(o, "op", &r->op, r), "op", r)) < 0 ||
+		    (e = require(get_str(o, "path", &r->path, r), "path", r)) < 0 ||
+		    (e = get_str(o, "path2", &r->path2, r)) < 0 ||
+		    (e = get_str(o, "comm", &r->comm, r)) < 0 ||
+		    (e = require(get_str(o, "decision", &r->decision, r), "decision", r)) < 0)
+			return e;
+		if (strcmp(r->decision, "denied") != 0 && strcmp(r->decision, "audited") != 0) {
+			snprintf(r->why, sizeof(r->why),
+				 "\"decision\" is neither \"denied\" nor \"audited\"");
+			return -EINVAL;
+		}
+	} else if (strcmp(r->event, "end") == 0) {
+		if ((e = get_int(o, "status", &r->status, &r->has_status, false, r)) < 0 ||
+		    (e = get_int(o, "signal", &r->signal, &r->has_signal, false, r)) < 0 ||
+		    (e = get_int(o, "lost", &r->lost, &r->has_lost, true, r)) < 0 ||
+		    (e = get_int(o, "denials", &r->denials, &r->has_denials, true, r)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+static struct sg_audit_step *step_get(struct sg_audit *a, const char *name)
+{
+	bool added;
+	struct sg_entry *e = table_get(&a->step_ix, name, &added);
+	struct sg_audit_step *s;
+
+	if (!e)
+		return NULL;
+	if (!added)
+		return &a->steps[e->ix];
+	e->ix = a->n_steps;
+	s = grow(a->steps, a->n_steps, sizeof(*s));
+	if (!s)
+		return NULL;
+	a->steps = s;
+	s = &a->steps[a->n_steps];
+	if (!(s->name = strdup(name)))
+		return NULL;
+	a->n_steps++;
+	return s;
+}
+
+/* A run is one stepguard invocation: its start and end share run and pid. */
+static int run_seen(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r,
+		    unsigned flag)
+{
+	char *key;
+	struct sg_entry *e;
+	bool added;
+
+	if (asprintf(&key, "%s\x1f%s\x1f%lld", r->step, r->run ? r->run : "", r->pid) < 0)
+		return -ENOMEM;
+	e = table_get(&a->runs, key, &added);
+	free(key);
+	if (!e)
+		return -ENOMEM;
+	if (added)
+		s->runs++;
+	/* Unfinished: started and not ended, whichever record came first. */
+	if (flag == SG_RUN_STARTED && !(e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED))
+		s->unfinished++;
+	if (flag == SG_RUN_ENDED && (e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED))
+		s->unfinished--;
+	e->flags |= flag;
+	return 0;
+}
+
+static int add_backend(struct sg_audit_step *s, const char *b)
+{
+	char **v;
+
+	if (!b)
+		return 0;
+	for (size_t i = 0; i < s->n_backends; i++)
+		if (strcmp(s->backends[i], b) == 0)
+			return 0;
+	v = grow(s->backends, s->n_backends, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->backends = v;
+	if (!(v[s->n_backends] = strdup(b)))
+		return -ENOMEM;
+	s->n_backends++;
+	return 0;
+}
+
+static int add_outcome(struct sg_audit_step *s, const struct rec *r)
+{
+	enum sg_outcome_kind kind = r->has_status ? SG_OUTCOME_STATUS :
+				    r->has_signal ? SG_OUTCOME_SIGNAL :
+						    SG_OUTCOME_UNKNOWN;
+	long long value = r->has_status ? r->status : r->has_signal ? r->signal : 0;
+	struct sg_outcome *oc;
+
+	for (size_t i = 0; i < s->n_outcomes; i++)
+		if (s->outcomes[i].kind == kind && s->outcomes[i].value == value) {
+			s->outcomes[i].n++;
+			return 0;
+		}
+	oc = grow(s->outcomes, s->n_outcomes, sizeof(*oc));
+	if (!oc)
+		return -ENOMEM;
+	s->outcomes = oc;
+	oc = &s->outcomes[s->n_outcomes++];
+	oc->kind = kind;
+	oc->value = value;
+	oc->n = 1;
+	return 0;
+}
+
+static int count(struct sg_table *t, const char *name, bool audited)
+{
+	bool added;
+	struct sg_entry *e = table_get(t, name, &added);
+
+	if (!e)
+		return -ENOMEM;
+	if (audited)
+		e->c.audited++;
+	else
+		e->c.denied++;
+	return 0;
+}
+
+static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
+{
+	struct sg_entry *e;
+	struct sg_hit *h;
+	bool added;
+	char *key;
+
+	if (asprintf(&key, "%c\x1f%s\x1f%s\x1f%s", audited ? 'a' : 'd', r->step, r->op,
+		     r->path) < 0)
+		return -ENOMEM;
+	e = table_get(&a->hit_ix, key, &added);
+	free(key);
+	if (!e)
+		return -ENOMEM;
+	if (!added) {
+		a->hits[e->ix].n++;
+		return 0;
+	}
+	e->ix = a->n_hits;
+	h = grow(a->hits, a->n_hits, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	a->hits = h;
+	h = &a->hits[a->n_hits++];
+	h->audited = audited;
+	h->pid = r->has_pid ? r->pid : -1;
+	h->n = 1;
+	h->step = strdup(r->step);
+	h->op = strdup(r->op);
+	h->path = strdup(r->path);
+	h->path2 = r->path2 ? strdup(r->path2) : NULL;
+	if (!h->step || !h->op || !h->path || (r->path2 && !h->path2))
+		return -ENOMEM;
+	return 0;
+}
+
+static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r)
+{
+	bool audited = strcmp(r->decision, "audited") == 0;
+	char *p1 = malloc(strlen(r->path) + 2);
+	char *p2 = r->path2 ? malloc(strlen(r->path2) + 2) : NULL;
+	char proc[64];
+	int e = -ENOMEM;
+
+	if (audited)
+		s->c.audited++;
+	else
+		s->c.denied++;
+	if (!p1 || (r->path2 && !p2))
+		goto out;
+	if (r->comm)
+		e = count(&a->procs, r->comm, audited);
+	else {
+		if (r->has_pid)
+			snprintf(proc, sizeof(proc), "pid %lld", r->pid);
+		else
+			snprintf(proc, sizeof(proc), "(unknown)");
+		e = count(&a->procs, proc, audited);
+	}
+	if (e < 0 || (e = count(&a->ops, r->op, audited)) < 0)
+		goto out;
+	/* A rename or link counts under each of its prefixes, once if they
+	 * are the same: both ends may be what the filter refused. */
+	sg_audit_prefix(r->path, SG_AUDIT_PREFIX_DEPTH, p1, strlen(r->path) + 2);
+	if ((e = count(&a->prefixes, p1, audited)) < 0)
+		goto out;
+	if (p2) {
+		sg_audit_prefix(r->path2, SG_AUDIT_PREFIX_DEPTH, p2, strlen(r->path2) + 2);
+		if (strcmp(p1, p2) != 0 && (e = count(&a->prefixes, p2, audited)) < 0)
+			goto out;
+	}
+	e = add_hit(a, r, audited);
+out:
+	free(p1);
+	free(p2);
+	return e;
+}
+
+/* Count a well-formed record. */
+static int take(struct sg_audit *a, const struct rec *r)
+{
+	struct sg_audit_step *s;
+	bool start = strcmp(r->event, "start") == 0, end = strcmp(r->event, "end") == 0;
+	int e;
+
+	if (!start && !end && strcmp(r->event, "denial") != 0) {
+		/* A newer stepguard may write more kinds: count them, do not fail. */
+		a->unknown++;
+		return 0;
+	}
+	if (a->only_step && strcmp(r->step, a->only_step) != 0) {
+		a->other_steps++;
+		return 0;
+	}
+	a->records++;
+	s = step_get(a, r->step);
+	if (!s)
+		return -ENOMEM;
+	if (!start && !end)
+		return add_denial(a, s, r);
+	if ((e = run_seen(a, s, r, start ? SG_RUN_STARTED : SG_RUN_ENDED)) < 0 ||
+	    (e = add_backend(s, r->backend)) < 0)
+		return e;
+	if (start)
+		return 0;
+	s->lost += r->has_lost ? (uint64_t)r->lost : 0;
+	s->end_denials += r->has_denials ? (uint64_t)r->denials : 0;
+	return add_outcome(s, r);
+}
+
+/* ---- lines ------------------------------------------------------------------ */
+
+int sg_audit_line(struct sg_audit *a, const char *file, uint64_t lineno, char *buf, size_t len,
+		  bool no_newline)
+{
+	json_tokener *tok = a->tok;
+	enum json_tokener_error err;
+	json_object *o;
+	struct rec r;
+	int e;
+
+	a->lines++;
+	if (no_newline)
+		a->torn++;
+	if (memchr(buf, '\0', len)) {
+		a->unparsable++;
+		return problem(a, file, lineno, "a NUL byte in the line");
+	}
+	/* The terminator is passed to json-c too: it tells it the text ends. */
+	buf[len] = '\0';
+	if (strspn(buf, " \t\r") == len) {
+		a->unparsable++;
+		return problem(a, file, lineno, "an empty line");
+	}
+	json_tokener_reset(tok);
+	o = json_tokener_parse_ex(tok, buf, (int)len + 1);
+	err = json_tokener_get_error(tok);
+	if (!o || err != json_tokener_success) {
+		json_object_put(o);
+		a->unparsable++;
+		if (no_newline)
+			return problem(a, file, lineno,
+				       "the last line has no newline and is not whole JSON "
+				       "(a torn write)");
+		return problem(a, file, lineno, "not JSON: %s at byte %zu",
+			       json_tokener_error_desc(err), json_tokener_get_parse_end(tok) + 1);
+	}
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		a->unparsable++;
+		return problem(a, file, lineno, "not a JSON object");
+	}
+	memset(&r, 0, sizeof(r));
+	e = rec_read(o, &r);
+	json_object_put(o);
+	if (e == -EINVAL) {
+		a->unparsable++;
+		e = problem(a, file, lineno, "not a stepguard record: %s", r.why);
+	} else if (e == 0) {
+		e = take(a, &r);
+		if (e == 0 && no_newline)
+			e = problem(a, file, lineno,
+				    "the last line has no newline (a torn write?); its record is "
+				    "counted");
+	}
+	rec_free(&r);
+	return e;
+}
+
+int sg_audit_read(struct sg_audit *a, FILE *f, const char *name)
+{
+	char **files = grow(a->files, a->n_files, sizeof(*files));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	uint64_t lineno = 0;
+	bool too_long = false;
+	int c, e = 0;
+
+	if (!files)
+		return -ENOMEM;
+	a->files = files;
+	if (!(files[a->n_files] = strdup(name)))
+		return -ENOMEM;
+	a->n_files++;
+	for (;;) {
+		bool eof;
+
+		c = getc_unlocked(f);
+		eof = c == EOF;
+		if (eof && (ferror(f) || (len == 0 && !too_long)))
+			break;
+		if (!eof && c != '\n') {
+			if (too_long)
+				continue;
+			if (len == SG_AUDIT_LINE_MAX) {
+				too_long = true;
+				continue;
+			}
+			/* One spare byte: sg_audit_line terminates the line. */
+			if (len + 1 >= cap) {
+				size_t ncap = cap ? cap * 2 : 4096;
+				char *nb = realloc(buf, ncap);
+
+				if (!nb) {
+					e = -ENOMEM;
+					break;
+				}
+				buf = nb;
+				cap = ncap;
+			}
+			buf[len++] = (char)c;
+			continue;
+		}
+		/* A line ends: at its newline, or at the end of the file. */
+		lineno++;
+		if (too_long) {
+			a->lines++;
+			a->unparsable++;
+			a->torn += eof;
+			e = problem(a, name, lineno, "a line longer than %d bytes", SG_AUDIT_LINE_MAX);
+		} else {
+			if (!buf && !(buf = malloc(cap = 4096))) {
+				e = -ENOMEM;
+				break;
+			}
+			e = sg_audit_line(a, name, lineno, buf, len, eof);
+		}
+		len = 0;
+		too_long = false;
+		if (e < 0 || eof)
+			break;
+	}
+	if (e == 0 && ferror(f))
+		e = errno ? -errno : -EIO;
+	free(buf);
+	return e;
+}
+
+/* ---- life -------------------------------------------------------------------- */
+
+int sg_audit_init(struct sg_audit *a, const char *only_step)
+{
+	json_tokener *tok;
+
+	memset(a, 0, sizeof(*a));
+	a->only_step = only_step;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	/* Strict: no trailing commas or text after the object; UTF-8 checked. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	a->tok = tok;
+	return 0;
+}
+
+void sg_audit_free(struct sg_audit *a)
+{
+	for (size_t i = 0; i < a->n_problems; i++) {
+		free(a->problems[i].file);
+		free(a->problems[i].reason);
+	}
+	for (size_t i = 0; i < a->n_files; i++)
+		free(a->files[i]);
+	free(a->files);
+	for (size_t i = 0; i < a->n_steps; i++) {
+		struct sg_audit_step *s = &a->steps[i];
+
+		free(s->name);
+		free(s->outcomes);
+		for (size_t j = 0; j < s->n_backends; j++)
+			free(s->backends[j]);
+		free(s->backends);
+	}
+	free(a->steps);
+	for (size_t i = 0; i < a->n_hits; i++) {
+		free(a->hits[i].step);
+		free(a->hits[i].op);
+		free(a->hits[i].path);
+		free(a->hits[i].path2);
+	}
+	free(a->hits);
+	table_free(&a->step_ix);
+	table_free(&a->runs);
+	table_free(&a->ops);
+	table_free(&a->procs);
+	table_free(&a->prefixes);
+	table_free(&a->hit_ix);
+	if (a->tok)
+		json_tokener_free(a->tok);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- sorted views -------------------------------------------------------------- */
+
+static int by_count(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+	const struct sg_entry *a = *(const struct sg_entry *const *)x;
+	const struct sg_entry *b = *(const struct sg_entry *const *)y;
+	int c = by_count(a->c.denied + a->c.audited, b->c.denied + b->c.audited);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static int step_cmp(const void *x, const void *y)
+{
+	const struct sg_audit_step *a = *(const struct sg_audit_step *const *)x;
+	const struct sg_audit_step *b = *(const struct sg_audit_step *const *)y;
+	int c = by_count(a->c.denied + a->c.audited, b->c.denied + b->c.audited);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static int hit_cmp(const void *x, const void *y)
+{
+	const struct sg_hit *a = *(const struct sg_hit *const *)x;
+	const struct sg_hit *b = *(const struct sg_hit *const *)y;
+	int c = by_count(a->n, b->n);
+
+	if (!c)
+		c = strcmp(a->path, b->path);
+	if (!c)
+		c = strcmp(a->step, b->step);
+	if (!c)
+		c = strcmp(a->op, b->op);
+	return c ? c : (int)a->audited - (int)b->audited;
+}
+
+/* An array of pointers to the N elements of V (of SIZE), sorted by CMP. */
+static void *sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const void **p = malloc((n ? n : 1) * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (const char *)v + i * size;
+	qsort(p, n, sizeof(*p), cmp);
+	return p;
+}
+
+const struct sg_entry **sg_audit_sorted(const struct sg_table *t)
+{
+	return sorted(t->v, t->n, sizeof(*t->v), entry_cmp);
+}
+
+const struct sg_audit_step **sg_audit_sorted_steps(const struct sg_audit *a)
+{
+	return sorted(a->steps, a->n_steps, sizeof(*a->steps), step_cmp);
+}
+
+const struct sg_hit **sg_audit_sorted_hits(const struct sg_audit *a)
+{
+	return sorted(a->hits, a->n_hits, sizeof(*a->hits), hit_cmp);
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: MIT
+/*
+ * audit_report.c — what `stepguard audit` prints: text for a person,
+ * one JSON document, GitHub workflow commands, and the Markdown of the
+ * job summary.  Every string from the log was made display-safe when it
+ * was read (sg_audit_display); what is added here is the escaping each
+ * output format needs on top of that.
+ */
+#include "launcher/audit.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SG_STR_(x) #x
+#define SG_STR(x) SG_STR_(x)
+#define SG_AUDIT_DEPTH_TEXT SG_STR(SG_AUDIT_PREFIX_DEPTH)
+
+/* The log writes "" for a step without a name; step names cannot hold
+ * parentheses, so this cannot be mistaken for one. */
+static const char *step_name(const char *s)
+{
+	return *s ? s : "(unnamed)";
+}
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static uint64_t total(struct sg_count c)
+{
+	return c.denied + c.audited;
+}
+
+static int out_status(FILE *out)
+{
+	return ferror(out) ? -EIO : 0;
+}
+
+void sg_audit_print_problems(const struct sg_audit *a, FILE *err)
+{
+	for (size_t i = 0; i < a->n_problems; i++)
+		fprintf(err, "stepguard: %s:%" PRIu64 ": %s\n", a->problems[i].file,
+			a->problems[i].line, a->problems[i].reason);
+	if (a->problem_lines > a->n_problems)
+		fprintf(err, "stepguard: audit: %" PRIu64 " problem lines in all, the first %zu above\n",
+			a->problem_lines, a->n_problems);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void text_outcomes(FILE *out, const struct sg_audit_step *s)
+{
+	for (size_t i = 0; i < s->n_outcomes; i++) {
+		const struct sg_outcome *oc = &s->outcomes[i];
+
+		fputs(i ? ", " : "; ended: ", out);
+		if (oc->kind == SG_OUTCOME_STATUS)
+			fprintf(out, "status %lld", oc->value);
+		else if (oc->kind == SG_OUTCOME_SIGNAL)
+			fprintf(out, "signal %lld", oc->value);
+		else
+			fputs("without status", out);
+		fprintf(out, " (%" PRIu64 ")", oc->n);
+	}
+}
+
+static void text_steps(const struct sg_audit *a, FILE *out, const struct sg_audit_step **v)
+{
+	fputs("\nSteps\n", out);
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct sg_audit_step *s = v[i];
+
+		fprintf(out, "  %s: %" PRIu64 " %s", step_name(s->name), s->runs,
+			plural(s->runs, "run", "runs"));
+		if (s->unfinished)
+			fprintf(out, ", %" PRIu64 " without an end record", s->unfinished);
+		text_outcomes(out, s);
+		fprintf(out, "\n    denials: %" PRIu64 " denied, %" PRIu64 " audited; lost: %" PRIu64,
+			s->c.denied, s->c.audited, s->lost);
+		if (s->lost)
+			fputs(" (the log misses them)", out);
+		fputs("; backends: ", out);
+		for (size_t j = 0; j < s->n_backends; j++)
+			fprintf(out, "%s%s", j ? ", " : "", s->backends[j]);
+		if (!s->n_backends)
+			fputs("(none recorded)", out);
+		fputc('\n', out);
+		/* Only when end records were read: they carry the step's own count. */
+		if (s->n_outcomes && s->end_denials != total(s->c))
+			fprintf(out, "    end records count %" PRIu64 " %s\n", s->end_denials,
+				plural(s->end_denials, "denial", "denials"));
+	}
+}
+
+static void text_table(FILE *out, const char *title, const struct sg_table *t,
+		       const struct sg_entry **v)
+{
+	fprintf(out, "\n%s\n", title);
+	for (size_t i = 0; i < t->n; i++) {
+		fprintf(out, "  %8" PRIu64 "  %s", total(v[i]->c), v[i]->name);
+		if (v[i]->c.audited)
+			fprintf(out, "  (%" PRIu64 " audited)", v[i]->c.audited);
+		fputc('\n', out);
+	}
+}
+
+static void text_paths(const struct sg_audit *a, FILE *out, const struct sg_hit **v)
+{
+	size_t shown = a->n_hits < SG_AUDIT_TOP_PATHS ? a->n_hits : SG_AUDIT_TOP_PATHS;
+
+	fputs("\nTop paths\n", out);
+	for (size_t i = 0; i < shown; i++) {
+		const struct sg_hit *h = v[i];
+
+		fprintf(out, "  %8" PRIu64 "  %s", h->n, h->path);
+		if (h->path2)
+			fprintf(out, " -> %s", h->path2);
+		fprintf(out, "  (%s %s, step %s)\n", h->audited ? "audited" : "denied", h->op,
+			step_name(h->step));
+	}
+	if (a->n_hits > shown)
+		fprintf(out, "  ... and %zu more (--json lists them all)\n", a->n_hits - shown);
+}
+
+int sg_audit_print_text(const struct sg_audit *a, FILE *out)
+{
+	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
+	const struct sg_entry **ops = sg_audit_sorted(&a->ops);
+	const struct sg_entry **procs = sg_audit_sorted(&a->procs);
+	const struct sg_entry **pfx = sg_audit_sorted(&a->prefixes);
+	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	struct sg_count all = { 0, 0 };
+	int r = -ENOMEM;
+
+	if (!steps || !ops || !procs || !pfx || !hits)
+		goto out;
+	for (size_t i = 0; i < a->n_steps; i++) {
+		all.denied += a->steps[i].c.denied;
+		all.audited += a->steps[i].c.audited;
+	}
+	fprintf(out, "stepguard audit: %" PRIu64 " %s in %zu %s; %" PRIu64 " %s (%" PRIu64
+		" audited) in %zu %s\n",
+		a->records, plural(a->records, "record", "records"), a->n_files,
+		plural(a->n_files, "file", "files"), total(all),
+		plural(total(all), "denial", "denials"), all.audited, a->n_steps,
+		plural(a->n_steps, "step", "steps"));
+	if (a->only_step)
+		fprintf(out, "only step %s: %" PRIu64 " records of other steps left out\n",
+			step_name(a->only_step), a->other_steps);
+	if (a->unknown)
+		fprintf(out, "records of an unknown event: %" PRIu64 " (not summarised)\n", a->unknown);
+	if (a->unparsable || a->torn)
+		fprintf(out, "unparsable lines: %" PRIu64 "; last lines without a newline: %" PRIu64
+			" (see the messages on stderr)\n", a->unparsable, a->torn);
+	if (a->n_steps)
+		text_steps(a, out, steps);
+	if (total(all)) {
+		text_table(out, "By operation", &a->ops, ops);
+		text_table(out, "By process", &a->procs, procs);
+		text_table(out, "By path prefix (the directory, cut to " SG_AUDIT_DEPTH_TEXT
+			   " components)", &a->prefixes, pfx);
+		text_paths(a, out, hits);
+	} else {
+		fputs("\nNo denials.\n", out);
+	}
+	r = out_status(out);
+out:
+	free(steps);
+	free(ops);
+	free(procs);
+	free(pfx);
+	free(hits);
+	return r;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static json_object *jstr(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+static json_object *jnum(uint64_t n)
+{
+	return json_object_new_int64(n > INT64_MAX ? INT64_MAX : (int64_t)n);
+}
+
+static void jadd_counts(json_object *o, struct sg_count c)
+{
+	json_object_object_add(o, "count", jnum(total(c)));
+	json_object_object_add(o, "denied", jnum(c.denied));
+	json_object_object_add(o, "audited", jnum(c.audited));
+}
+
+static json_object *json_step(const struct sg_audit_step *s)
+{
+	json_object *o = json_object_new_object();
+	json_object *oc = json_object_new_array();
+	json_object *be = json_object_new_array();
+
+	json_object_object_add(o, "step", jstr(s->name));
+	json_object_object_add(o, "runs", jnum(s->runs));
+	json_object_object_add(o, "unfinished", jnum(s->unfinished));
+	jadd_counts(o, s->c);
+	json_object_object_add(o, "lost", jnum(s->lost));
+	json_object_object_add(o, "end_denials", jnum(s->end_denials));
+	for (size_t i = 0; i < s->n_outcomes; i++) {
+		json_object *e = json_object_new_object();
+
+		if (s->outcomes[i].kind == SG_OUTCOME_STATUS)
+			json_object_object_add(e, "status", json_object_new_int64(s->outcomes[i].value));
+		else if (s->outcomes[i].kind == SG_OUTCOME_SIGNAL)
+			json_object_object_add(e, "signal", json_object_new_int64(s->outcomes[i].value));
+		json_object_object_add(e, "runs", jnum(s->outcomes[i].n));
+		json_object_array_add(oc, e);
+	}
+	json_object_object_add(o, "outcomes", oc);
+	for (size_t i = 0; i < s->n_backends; i++)
+		json_object_array_add(be, jstr(s->backends[i]));
+	json_object_object_add(o, "backends", be);
+	return o;
+}
+
+static json_object *json_table(const struct sg_table *t, const struct sg_entry **v,
+			       const char *key)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < t->n; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, key, jstr(v[i]->name));
+		jadd_counts(e, v[i]->c);
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
+static json_object *json_hit(const struct sg_hit *h)
+{
+	json_object *e = json_object_new_object();
+
+	json_object_object_add(e, "path", jstr(h->path));
+	if (h->path2)
+		json_object_object_add(e, "path2", jstr(h->path2));
+	json_object_object_add(e, "op", jstr(h->op));
+	json_object_object_add(e, "step", jstr(h->step));
+	json_object_object_add(e, "decision", jstr(h->audited ? "audited" : "denied"));
+	json_object_object_add(e, "count", jnum(h->n));
+	if (h->pid >= 0)
+		json_object_object_add(e, "pid", json_object_new_int64(h->pid));
+	return e;
+}
+
+json_object *sg_audit_json(const struct sg_audit *a)
+{
+	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
+	const struct sg_entry **ops = sg_audit_sorted(&a->ops);
+	const struct sg_entry **procs = sg_audit_sorted(&a->procs);
+	const struct sg_entry **pfx = sg_audit_sorted(&a->prefixes);
+	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	json_object *o = NULL, *arr;
+	struct sg_count all = { 0, 0 };
+	uint64_t lost = 0;
+
+	if (!steps || !ops || !procs || !pfx || !hits)
+		goto out;
+	o = json_object_new_object();
+	arr = json_object_new_array();
+	for (size_t i = 0; i < a->n_files; i++)
+		json_object_array_add(arr, jstr(a->files[i]));
+	json_object_object_add(o, "files", arr);
+	json_object_object_add(o, "only_step", a->only_step ? jstr(a->only_step) : NULL);
+	json_object_object_add(o, "lines", jnum(a->lines));
+	json_object_object_add(o, "records", jnum(a->records));
+	json_object_object_add(o, "unknown_records", jnum(a->unknown));
+	json_object_object_add(o, "other_steps", jnum(a->other_steps));
+	json_object_object_add(o, "unparsable", jnum(a->unparsable));
+	json_object_object_add(o, "torn", jnum(a->torn));
+	arr = json_object_new_array();
+	for (size_t i = 0; i < a->n_problems; i++) {
+		json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "file", jstr(a->problems[i].file));
+		json_object_object_add(e, "line", jnum(a->problems[i].line));
+		json_object_object_add(e, "reason", jstr(a->problems[i].reason));
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, "problems", arr);
+	json_object_object_add(o, "problem_lines", jnum(a->problem_lines));
+	for (size_t i = 0; i < a->n_steps; i++) {
+		all.denied += a->steps[i].c.denied;
+		all.audited += a->steps[i].c.audited;
+		lost += a->steps[i].lost;
+	}
+	jadd_counts(o, all);
+	json_object_object_add(o, "lost", jnum(lost));
+	json_object_object_add(o, "prefix_depth", json_object_new_int(SG_AUDIT_PREFIX_DEPTH));
+	arr = json_object_new_array();
+	for (size_t i = 0; i < a->n_steps; i++)
+		json_object_array_add(arr, json_step(steps[i]));
+	json_object_object_add(o, "steps", arr);
+	json_object_object_add(o, "operations", json_table(&a->ops, ops, "op"));
+	json_object_object_add(o, "processes", json_table(&a->procs, procs, "process"));
+	json_object_object_add(o, "prefixes", json_table(&a->prefixes, pfx, "prefix"));
+	arr = json_object_new_array();
+	for (size_t i = 0; i < a->n_hits; i++)
+		json_object_array_add(arr, json_hit(hits[i]));
+	json_object_object_add(o, "paths", arr);
+out:
+	free(steps);
+	free(ops);
+	free(procs);
+	free(pfx);
+	free(hits);
+	return o;
+}
+
+/* ---- GitHub workflow commands -------------------------------------------------- */
+
+char *sg_audit_gh_escape(const char *s, bool property)
+{
+	char *out = malloc(strlen(s) * 3 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	/* docs.github.com "Workflow commands": data escapes % CR LF; a
+	 * property value also : and , which end or separate properties. */
+	for (; *s; s++) {
+		const char *rep = *s == '%'		   ? "%25" :
+				  *s == '\r'		   ? "%0D" :
+				  *s == '\n'		   ? "%0A" :
+				  property && *s == ':' ? "%3A" :
+				  property && *s == ',' ? "%2C" :
+							  NULL;
+
+		if (rep) {
+			memcpy(o, rep, 3);
+			o += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* One workflow command: ::KIND title=TITLE::MESSAGE, both escaped. */
+static int gh_command(FILE *out, const char *kind, const char *title, const char *msg)
+{
+	char *t = sg_audit_gh_escape(title, true);
+	char *m = sg_audit_gh_escape(msg, false);
+
+	if (t && m)
+		fprintf(out, "::%s title=%s::%s\n", kind, t, m);
+	free(t);
+	free(m);
+	return t && m ? 0 : -ENOMEM;
+}
+
+__attribute__((format(printf, 4, 5))) static int gh_commandf(FILE *out, const char *kind,
+							     const char *title, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	r = gh_command(out, kind, title, msg);
+	free(msg);
+	return r;
+}
+
+static int gh_hit(FILE *out, const struct sg_hit *h)
+{
+	char title[256], pid[48] = "", times[48] = "";
+
+	snprintf(title, sizeof(title), "stepguard %s %s", h->audited ? "audited" : "denied", h->op);
+	if (h->pid >= 0)
+		snprintf(pid, sizeof(pid), ", pid %lld", h->pid);
+	if (h->n > 1)
+		snprintf(times, sizeof(times), ", %" PRIu64 " times", h->n);
+	return gh_commandf(out, h->audited ? "warning" : "error", title, "%s%s%s (step %s%s%s)",
+			   h->path, h->path2 ? " -> " : "", h->path2 ? h->path2 : "",
+			   step_name(h->step), pid, times);
+}
+
+int sg_audit_print_github(const struct sg_audit *a, FILE *out)
+{
+	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	size_t shown = 0;
+	int r = 0;
+
+	if (!hits)
+		return -ENOMEM;
+	/*
+	 * What makes the summary incomplete comes first: GitHub shows only
+	 * the first few annotations of each kind, and these must not be the
+	 * ones hidden behind a long list of denials.
+	 */
+	for (size_t i = 0; i < a->n_problems && r == 0; i++)
+		r = gh_commandf(out, "warning", "stepguard audit", "%s:%" PRIu64 ": %s",
+				a->problems[i].file, a->problems[i].line, a->problems[i].reason);
+	if (r == 0 && a->problem_lines > a->n_problems)
+		r = gh_commandf(out, "warning", "stepguard audit",
+				"%" PRIu64 " problem lines in all, the first %zu annotated",
+				a->problem_lines, a->n_problems);
+	for (size_t i = 0; i < a->n_steps && r == 0; i++) {
+		const struct sg_audit_step *s = &a->steps[i];
+
+		if (s->lost)
+			r = gh_commandf(out, "warning", "stepguard lost events",
+					"step %s: %" PRIu64 " denial %s could not be recorded; "
+					"the log is incomplete",
+					step_name(s->name), s->lost, plural(s->lost, "event", "events"));
+		if (r == 0 && s->unfinished)
+			r = gh_commandf(out, "warning", "stepguard unfinished run",
+					"step %s: %" PRIu64 " %s a start record and no end record "
+					"(stepguard was killed, or the log is cut)",
+					step_name(s->name), s->unfinished,
+					plural(s->unfinished, "run has", "runs have"));
+	}
+	/* Refusals before audited decisions: the cap must not hide an error. */
+	for (int pass = 0; pass < 2 && r == 0; pass++)
+		for (size_t i = 0; i < a->n_hits && r == 0; i++) {
+			if (hits[i]->audited != (pass == 1))
+				continue;
+			if (shown == SG_AUDIT_GITHUB_MAX)
+				break;
+			r = gh_hit(out, hits[i]);
+			shown++;
+		}
+	if (r == 0 && a->n_hits > shown)
+		r = gh_commandf(out, "notice", "stepguard audit",
+				"%zu more distinct denials not annotated; run stepguard audit on "
+				"the log for all of them",
+				a->n_hits - shown);
+	free(hits);
+	return r < 0 ? r : out_status(out);
+}
+
+/* ---- Markdown for $GITHUB_STEP_SUMMARY ------------------------------------------- */
+
+/*
+ * S as a code span in a GFM table cell: the fence is one backtick longer
+ * than the longest run inside (CommonMark), and '|' is escaped, which GFM
+ * honours even in code.  Nothing from the log is read as Markdown or HTML.
+ */
+static void md_code(FILE *out, const char *s)
+{
+	size_t run = 0, longest = 0;
+	bool pad = !*s || *s == '`' || s[strlen(s) - 1] == '`';
+
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	if (pad)
+		fputc(' ', out);
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	if (pad)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+}
+
+static void md_step_name(FILE *out, const char *s)
+{
+	if (*s)
+		md_code(out, s);
+	else
+		fputs("(unnamed)", out);
+}
+
+static void md_steps(const struct sg_audit *a, FILE *out, const struct sg_audit_step **v)
+{
+	fputs("| step | runs | denied | audited | lost | backend |\n"
+	      "|---|--:|--:|--:|--:|---|\n",
+	      out);
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct sg_audit_step *s = v[i];
+
+		fputs("| ", out);
+		md_step_name(out, s->name);
+		fprintf(out, " | %" PRIu64, s->runs);
+		if (s->unfinished)
+			fprintf(out, " (%" PRIu64 " unfinished)", s->unfinished);
+		fprintf(out, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | ", s->c.denied,
+			s->c.audited, s->lost);
+		for (size_t j = 0; j < s->n_backends; j++) {
+			fputs(j ? ", " : "", out);
+			md_code(out, s->backends[j]);
+		}
+		fputs(" |\n", out);
+	}
+}
+
+static void md_paths(const struct sg_audit *a, FILE *out, const struct sg_hit **v)
+{
+	size_t shown = a->n_hits < SG_AUDIT_TOP_PATHS ? a->n_hits : SG_AUDIT_TOP_PATHS;
+
+	fputs("\n**Top paths**\n\n| count | decision | operation | path | step |\n"
+	      "|--:|---|---|---|---|\n",
+	      out);
+	for (size_t i = 0; i < shown; i++) {
+		fprintf(out, "| %" PRIu64 " | %s | ", v[i]->n, v[i]->audited ? "audited" : "denied");
+		md_code(out, v[i]->op);
+		fputs(" | ", out);
+		md_code(out, v[i]->path);
+		if (v[i]->path2) {
+			fputs(" → ", out);
+			md_code(out, v[i]->path2);
+		}
+		fputs(" | ", out);
+		md_step_name(out, v[i]->step);
+		fputs(" |\n", out);
+	}
+	if (a->n_hits > shown)
+		fprintf(out, "\n…and %zu more distinct paths (`stepguard audit --json` lists them "
+			"all).\n", a->n_hits - shown);
+}
+
+int sg_audit_print_markdown(const struct sg_audit *a, FILE *out)
+{
+	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
+	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	int r = -ENOMEM;
+
+	if (!steps || !hits)
+		goto out;
+	fputs("\n### stepguard audit", out);
+	if (a->only_step) {
+		fputs(": step ", out);
+		md_step_name(out, a->only_step);
+	}
+	fputs("\n\n", out);
+	if (a->n_steps)
+		md_steps(a, out, steps);
+	else
+		fputs("No stepguard records.\n", out);
+	if (a->n_hits)
+		md_paths(a, out, hits);
+	if (a->problem_lines) {
+		fprintf(out, "\n**%" PRIu64 " %s could not be read as records**",
+			a->problem_lines, plural(a->problem_lines, "line", "lines"));
+		if (a->n_problems) {
+			fputs("; the first: ", out);
+			md_code(out, a->problems[0].file);
+			fprintf(out, " line %" PRIu64 ": %s", a->problems[0].line,
+				a->problems[0].reason);
+		}
+		fputs("\n", out);
+	}
+	r = out_status(out);
+out:
+	free(steps);
+	free(hits);
+	return r;
+}
