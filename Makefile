@@ -68,7 +68,8 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 include bpf/bpf.mk
 CPPFLAGS += -I$(BPF_GEN)
 
-.PHONY: all check unit cli host vm asan lint install uninstall deps clean clean-vm
+.PHONY: all check unit cli host vm asan lint install uninstall deps clean clean-vm \
+	bench bench-smoke bench-profile
 all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 
 # The probe and the adversary run under the filter: built without
@@ -132,6 +133,16 @@ unit: $(UNIT_BINS) bpf-unit
 cli: $(BUILD)/stepguard
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/run.sh
 
+# stepguard's cost against bare runs, bwrap and firejail, interleaved in one
+# run; writes docs/performance.md (issue 5).  bench-smoke: a few iterations
+# that judge nothing, for CI; bench-profile: the profiles behind the doc.
+bench: all
+	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash bench/run.sh $(BENCH_ARGS)
+bench-smoke: all
+	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash bench/run.sh --quick
+bench-profile: all
+	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash bench/profile.sh
+
 asan:
 	$(MAKE) BUILD=build/asan \
 		SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
@@ -164,7 +175,8 @@ uninstall:
 
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
-	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool
+	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
+	bubblewrap
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/loader.h"
 #include "launcher/check.h"
 #include "launcher/confine.h"
 #include "launcher/exitcodes.h"
@@ -47,7 +48,7 @@ int main(int argc, char **argv)
 	struct sg_user user;
 	const struct sg_step *step;
 	char **env = NULL;
-	char msg[2048], digest[80];
+	char msg[2048] = "", digest[80];
 	int r, status;
 
 	r = sg_options_parse(argc, argv, environ, &opt, msg, sizeof(msg));
@@ -64,6 +65,28 @@ int main(int argc, char **argv)
 	if (opt.version) {
 		printf("stepguard %s\n", STEPGUARD_VERSION);
 		sg_options_free(&opt);
+		return SG_EXIT_OK;
+	}
+
+	if (opt.unload) {
+		/*
+		 * The pinned filter outlives every stepguard; this is how it
+		 * goes away.  Running steps keep their confinement unless
+		 * --force: then they lose it, which is why it must be asked for.
+		 */
+		r = sg_bpf_unload(NULL, opt.force, msg, sizeof(msg));
+		sg_options_free(&opt);
+		if (r == -ENOENT) {
+			printf("stepguard: nothing to unload (no pins of this build)\n");
+			return SG_EXIT_OK;
+		}
+		if (r < 0) {
+			fprintf(stderr, "stepguard: cannot unload the eBPF filter: %s%s\n",
+				msg[0] ? msg : strerror(-r),
+				r == -EBUSY ? "\nHint: steps are still confined; --force removes their filter too" : "");
+			return SG_EXIT_CONFINE;
+		}
+		printf("stepguard: eBPF filter unloaded%s\n", msg[0] ? "" : "");
 		return SG_EXIT_OK;
 	}
 

@@ -31,6 +31,7 @@ const char sg_usage[] =
 	"                           under sudo: the invoking user)\n"
 	"      --check              validate the policy and decide, without running\n"
 	"      --self-test          prove the confinement on this machine\n"
+	"      --unload [--force]   remove the pinned eBPF filter (root)\n"
 	"      --json               machine-readable --self-test output\n"
 	"  -v, --verbose            say more (repeatable)\n"
 	"  -q, --quiet              only errors\n"
@@ -53,6 +54,8 @@ enum {
 	OPT_JSON,
 	OPT_VERSION,
 	OPT_USER,
+	OPT_UNLOAD,
+	OPT_FORCE,
 };
 
 static const struct option long_options[] = {
@@ -65,6 +68,8 @@ static const struct option long_options[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "log", required_argument, NULL, OPT_LOG },
 	{ "user", required_argument, NULL, OPT_USER },
+	{ "unload", no_argument, NULL, OPT_UNLOAD },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "self-test", no_argument, NULL, OPT_SELF_TEST },
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -151,6 +156,12 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 				return bad(msg, msglen, "--user needs a name or uid", optarg);
 			o->user = optarg;
 			break;
+		case OPT_UNLOAD:
+			o->unload = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case OPT_CHECK:
 			o->check = true;
 			break;
@@ -209,11 +220,19 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 		snprintf(msg, msglen, "--check and --self-test are separate modes; give one");
 		return -EINVAL;
 	}
+	if (o->force && !o->unload) {
+		snprintf(msg, msglen, "--force goes with --unload");
+		return -EINVAL;
+	}
+	if (o->unload && (o->check || o->self_test || o->argc > 0)) {
+		snprintf(msg, msglen, "--unload is a mode of its own: no command, no --check or --self-test");
+		return -EINVAL;
+	}
 	if (o->self_test && o->argc > 0) {
 		snprintf(msg, msglen, "--self-test runs its own probe and takes no command");
 		return -EINVAL;
 	}
-	if (!o->help && !o->version && !o->check && !o->self_test && o->argc == 0) {
+	if (!o->help && !o->version && !o->check && !o->self_test && !o->unload && o->argc == 0) {
 		snprintf(msg, msglen, "no command given (usage: stepguard [OPTIONS] -- COMMAND [ARG]...)");
 		return -EINVAL;
 	}

@@ -21,6 +21,8 @@ struct sg_options {
 	const char *log;       /* --log or STEPGUARD_LOG; NULL: from the policy */
 	const char *user;      /* --user NAME|UID; NULL: see user.h */
 	bool check;
+	bool unload;           /* --unload: remove this build's pinned eBPF filter */
+	bool force;            /* --force: --unload even while steps run */
 	bool self_test;
 	bool json;
 	int verbose;           /* -v count */

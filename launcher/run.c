@@ -91,7 +91,16 @@ static int wait_loop(pid_t pid, int sfd, const struct sg_child_ops *ops, int *st
 			failed = true;
 			watched = -1;
 		}
-		if (watched >= 0 && (pf[1].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) {
+		if (watched >= 0 && !(pf[1].revents & POLLIN) &&
+		    (pf[1].revents & (POLLERR | POLLHUP | POLLNVAL))) {
+			/*
+			 * Hung up with nothing to read: the step's filter is gone
+			 * (it exited).  Stop watching, or poll would report the
+			 * hang-up again at once and spin until SIGCHLD arrives,
+			 * starving the exiting step of the CPU.
+			 */
+			watched = -1;
+		} else if (watched >= 0 && (pf[1].revents & POLLIN)) {
 			int r = ops->ready(ops->ctx);
 
 			if (r < 0) {

@@ -47,3 +47,7 @@ else
 	vm_expect refuse-no-landlock-user 71 "$landlock_off" as_user sh -c 'cd work && stepguard -- true'
 	vm_expect refuse-filter-landlock 71 "$landlock_off" stepguard --filter landlock -- true
 fi
+
+# The pinned filter outlives every stepguard; --unload removes it, once.
+vm_expect unload 0 'unloaded' stepguard --unload
+vm_expect unload-again 0 'nothing to unload' stepguard --unload

@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/run.sh — `make bench`: what stepguard costs, measured side by side
+# with bare runs (and bubblewrap, firejail) in one run, as ratios.
+#
+#   STEPGUARD=build/stepguard bash bench/run.sh [--quick] [--only LIST] [--out FILE]
+#
+#   --quick      a smoke run (a few iterations, seconds): checks that the
+#                benchmark works, judges no budget; CI runs this
+#   --only LIST  comma-separated subset of startup,syscalls,build
+#   --out FILE   where the Markdown goes (default: docs/performance.md for
+#                a full run of everything, else $BUILD/bench/performance.md)
+#
+# Environment: STEPGUARD (the binary under test, default build/stepguard),
+# BUILD (default build; helpers and raw data go to $BUILD/bench), CC.
+#
+# What runs, in this order (docs/performance.md explains each figure):
+#   1. start-up: /bin/true bare, under a static exec-only wrapper, under
+#      stepguard (Landlock, shipped default policy), bwrap and firejail,
+#      interleaved by bench/runner;
+#   2. syscalls inside a step: bench/sysbench bare and under stepguard,
+#      alternately;
+#   3. a real build: a generated C project, make -j2, bare and confined,
+#      alternately, each from a clean output directory.
+# All in a tmpfs work directory, so disk noise does not hide the filter's
+# cost.  A missed budget is reported, not an error: the exit status is
+# non-zero only when the benchmark itself could not run.
+set -euo pipefail
+umask 022
+export LC_ALL=C
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "bench: $*" >&2; }
+
+QUICK=0
+ONLY=startup,syscalls,build
+OUT=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1; shift ;;
+	--only) ONLY=${2:?--only needs a list}; shift 2 ;;
+	--out) OUT=${2:?--out needs a file}; shift 2 ;;
+	-h|--help) sed -n '4,30p' "$0"; exit 0 ;;
+	*) die "unknown argument: $1 (see --help)" ;;
+	esac
+done
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$SRC/$BUILD ;; esac
+SG=${STEPGUARD:-$BUILD/stepguard}
+SG=$(realpath "$SG") || die "no stepguard at ${STEPGUARD:-$BUILD/stepguard}; run make first"
+[ -x "$SG" ] || die "$SG is not executable"
+CC=${CC:-cc}
+OUTDIR=$BUILD/bench
+mkdir -p "$OUTDIR"
+rm -f "$OUTDIR"/*.tsv "$OUTDIR"/*.skip "$OUTDIR"/meta.env
+if [ -z "$OUT" ]; then
+	if [ $QUICK = 0 ] && [ "$ONLY" = startup,syscalls,build ]; then
+		OUT=$SRC/docs/performance.md
+	else
+		OUT=$OUTDIR/performance.md
+	fi
+fi
+
+# Rounds, iterations and time limits.  The full run takes about two
+# minutes on a 2-core machine; the limits (runner -T) bound it on a slow
+# one, at the cost of fewer rounds (the table says how many ran).
+if [ $QUICK = 1 ]; then
+	SU_ROUNDS=3 SU_BATCH=2 SU_LIMIT=20
+	SC_ROUNDS=2 SC_N=1000 SC_LIMIT=20
+	BU_ROUNDS=1 BU_FILES=6 BU_LIMIT=60
+else
+	SU_ROUNDS=150 SU_BATCH=5 SU_LIMIT=60
+	SC_ROUNDS=20 SC_N=20000 SC_LIMIT=60
+	BU_ROUNDS=20 BU_FILES=48 BU_LIMIT=120
+fi
+
+# ---- helpers ------------------------------------------------------------
+# Built here, plain: they are not part of stepguard, and sysbench runs
+# under the write filter, where a sanitizer runtime would be refused.
+HFLAGS=(-std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes)
+$CC "${HFLAGS[@]}" -o "$OUTDIR/runner" "$SRC/bench/runner.c"
+$CC "${HFLAGS[@]}" -o "$OUTDIR/sysbench" "$SRC/bench/sysbench.c"
+# The exec-only floor is static where libc's static archive exists, so it
+# pays one execve and no dynamic linking; say which one was measured.
+if $CC "${HFLAGS[@]}" -static -o "$OUTDIR/execwrap" "$SRC/bench/execwrap.c" 2>/dev/null; then
+	EXECWRAP_KIND=static
+else
+	$CC "${HFLAGS[@]}" -o "$OUTDIR/execwrap" "$SRC/bench/execwrap.c"
+	EXECWRAP_KIND="dynamic (no static libc archive; install libc6-dev)"
+	note "execwrap: -static failed, measuring a dynamically linked wrapper"
+fi
+RUNNER=$OUTDIR/runner
+
+# ---- the tmpfs --------------------------------------------------------------
+# A tmpfs of our own when we are root: /dev/shm is a tmpfs and writable,
+# but it lies under /dev, and the bwrap command of the comparison mounts
+# a fresh /dev (--dev /dev) after binding the work directory, which would
+# hide a work directory there.  Without root, /dev/shm it is (the table
+# says so), or whatever tmpfs BENCH_TMPFS names.
+ROOT=
+MOUNTED=0
+cleanup() {
+	if [ -n "$ROOT" ]; then
+		if [ $MOUNTED = 1 ]; then
+			umount "$ROOT" 2>/dev/null || umount -l "$ROOT" 2>/dev/null || true
+			rmdir "$ROOT" 2>/dev/null || true
+		else
+			rm -rf "$ROOT"
+		fi
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+if [ -n "${BENCH_TMPFS:-}" ]; then
+	ROOT=$(mktemp -d "$BENCH_TMPFS/stepguard-bench.XXXXXX")
+	TMPFS_KIND="$BENCH_TMPFS (BENCH_TMPFS)"
+elif [ "$(id -u)" = 0 ] && ROOT=$(mktemp -d /tmp/stepguard-bench.XXXXXX) &&
+	mount -t tmpfs -o size=1g,mode=0755 stepguard-bench "$ROOT" 2>/dev/null; then
+	MOUNTED=1
+	TMPFS_KIND="a tmpfs mounted for the run ($ROOT)"
+else
+	[ -n "$ROOT" ] && rmdir "$ROOT"
+	ROOT=$(mktemp -d /dev/shm/stepguard-bench.XXXXXX) || die "no tmpfs: not root and no /dev/shm"
+	TMPFS_KIND="/dev/shm (not root: could not mount a tmpfs)"
+fi
+[ "$(stat -f -c %T "$ROOT")" = tmpfs ] || note "$ROOT is not on a tmpfs; disk noise may hide the filter's cost"
+W=$ROOT/work
+mkdir -p "$W" "$W/tmp"
+# Six directories deep, outside the work directory.
+DEEP=$ROOT/outside/a/b/c/d/e/f/deep.txt
+mkdir -p "$(dirname "$DEEP")"
+echo deep > "$DEEP"
+
+# stepguard must run here at all, or nothing below means anything.
+(cd "$W" && "$SG" -q -- /bin/true) ||
+	die "stepguard -- /bin/true fails in $W; see: $SG --check"
+SG_LINE=$(cd "$W" && "$SG" -- /bin/true 2>&1 >/dev/null | head -1)
+POLICY_NOTE="compiled-in defaults (rules.d)"
+if [ -e /etc/stepguard/stepguard.ini ] || [ -d /etc/stepguard/rules.d ]; then
+	POLICY_NOTE="compiled-in defaults plus /etc/stepguard (present on this machine)"
+fi
+
+# ---- the machine ---------------------------------------------------------
+{
+	echo "DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "NPROC=$(nproc)"
+	echo "KERNEL=$(uname -r)"
+	echo "CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	# shellcheck source=/dev/null
+	echo "OS=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-?}")"
+	echo "SG_VERSION=$("$SG" --version)"
+	echo "SG_PATH=$SG"
+	echo "TREE=$(git -C "$SRC" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "SG_LINE=$SG_LINE"
+	echo "POLICY_NOTE=$POLICY_NOTE"
+	echo "TMPFS_KIND=$TMPFS_KIND"
+	echo "EXECWRAP_KIND=$EXECWRAP_KIND"
+	echo "CC_VERSION=$($CC --version | head -1)"
+	echo "LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "QUICK=$QUICK"
+	echo "ONLY=$ONLY"
+	echo "SU_BATCH=$SU_BATCH"
+	echo "SC_N=$SC_N"
+	echo "BU_FILES=$BU_FILES"
+	echo "COMMAND=make bench$([ $QUICK = 1 ] && echo -smoke)"
+} > "$OUTDIR/meta.env"
+
+# ---- 1. start-up -----------------------------------------------------------
+if want startup; then
+	note "1/3 start-up: $SU_ROUNDS rounds x $SU_BATCH runs per command"
+	cmds=(bare /bin/true
+		:: execwrap "$OUTDIR/execwrap" /bin/true
+		:: stepguard "$SG" -q -- /bin/true)
+	# bwrap and firejail are comparisons: run each once first, and skip
+	# it with the reason if it cannot run here.
+	BWRAP=(bwrap --ro-bind / / --bind "$W" "$W" --dev /dev --proc /proc /bin/true)
+	if ! command -v bwrap >/dev/null; then
+		echo "bwrap is not installed (Debian package bubblewrap; make deps)" > "$OUTDIR/bwrap.skip"
+	elif ! err=$(cd "$W" && "${BWRAP[@]}" 2>&1); then
+		echo "bwrap cannot run here: $(echo "$err" | head -1)" > "$OUTDIR/bwrap.skip"
+	else
+		cmds+=(:: bwrap "${BWRAP[@]}")
+	fi
+	# --quiet only silences firejail's banner; the sandbox is the same.
+	FIREJAIL=(firejail --quiet --noprofile /bin/true)
+	if ! command -v firejail >/dev/null; then
+		echo "firejail is not installed (Debian package firejail)" > "$OUTDIR/firejail.skip"
+	elif ! err=$(cd "$W" && timeout 30 "${FIREJAIL[@]}" 2>&1 </dev/null); then
+		echo "firejail cannot run here: $(echo "$err" | tail -1)" > "$OUTDIR/firejail.skip"
+	else
+		cmds+=(:: firejail "${FIREJAIL[@]}")
+	fi
+	for f in "$OUTDIR"/*.skip; do [ -e "$f" ] && note "skipped: $(cat "$f")"; done
+	"$RUNNER" -C "$W" -r "$SU_ROUNDS" -n "$SU_BATCH" -w 1 -T "$SU_LIMIT" \
+		-o "$OUTDIR/startup.tsv" -- "${cmds[@]}"
+fi
+
+# ---- 2. syscalls inside a step --------------------------------------------
+if want syscalls; then
+	note "2/3 syscalls: $SC_ROUNDS rounds, $SC_N iterations per operation"
+	: > "$OUTDIR/syscalls.tsv"
+	# One untimed pair first: page cache, dentries, the binary's pages.
+	"$OUTDIR/sysbench" -n 100 "$W" "$DEEP" >/dev/null
+	"$SG" -q -w "$W" -- "$OUTDIR/sysbench" -n 100 "$W" "$DEEP" >/dev/null
+	start=$SECONDS
+	for ((r = 0; r < SC_ROUNDS; r++)); do
+		if ((r >= 3 && SECONDS - start > SC_LIMIT)); then
+			note "time limit of $SC_LIMIT s reached after $r rounds"
+			break
+		fi
+		"$OUTDIR/sysbench" -n "$SC_N" "$W" "$DEEP" |
+			sed "s/^/$r\tbare\t/" >> "$OUTDIR/syscalls.tsv"
+		"$SG" -q -w "$W" -- "$OUTDIR/sysbench" -n "$SC_N" "$W" "$DEEP" |
+			sed "s/^/$r\tstepguard\t/" >> "$OUTDIR/syscalls.tsv"
+	done
+fi
+
+# ---- 3. a real build ---------------------------------------------------------
+if want build; then
+	note "3/3 build: $BU_FILES C files, make -j2, $BU_ROUNDS rounds"
+	bash "$SRC/bench/gen.sh" "$W/proj" "$BU_FILES"
+	# The compiler's temporary files go to the work directory in both
+	# runs: under stepguard /tmp is not writable, and a CI step sets
+	# TMPDIR the same way.
+	TMPDIR=$W/tmp "$RUNNER" -C "$W/proj" -p 'rm -rf out' -r "$BU_ROUNDS" -n 1 -w 1 \
+		-T "$BU_LIMIT" -o "$OUTDIR/build.tsv" -- \
+		bare make -s -j2 :: stepguard "$SG" -q -w "$W" -- make -s -j2
+fi
+
+# Other work on the machine shows in wall times; say how busy it was.
+echo "LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUTDIR/meta.env"
+python3 "$SRC/bench/report.py" "$OUTDIR" "$OUT"
+note "raw data in $OUTDIR/*.tsv; table written to $OUT"
