@@ -50,7 +50,9 @@ LAUNCHER_LIB  := launcher/options.c launcher/policy_load.c launcher/roots.c \
 	launcher/confine.c launcher/user.c launcher/log.c launcher/step.c \
 	launcher/supervisor.c launcher/supervisor_target.c launcher/supervisor_resolve.c \
 	launcher/supervisor_ops.c launcher/fdpass.c launcher/selftest.c \
-	launcher/selftest_report.c launcher/selftest_area.c
+	launcher/selftest_report.c launcher/selftest_area.c \
+	launcher/audit.c launcher/audit_table.c launcher/audit_strings.c \
+	launcher/audit_report.c launcher/audit_main.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))
 
@@ -59,7 +61,7 @@ POLICY_OBJS   := $(POLICY_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_policy.o
 LAUNCHER_OBJS := $(LAUNCHER_LIB:%.c=$(BUILD)/%.o)
 
 UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_policy \
-	test_policy_load test_landlock test_seccomp test_log test_supervisor
+	test_policy_load test_landlock test_seccomp test_log test_supervisor test_audit
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .DEFAULT_GOAL := all
@@ -132,6 +134,7 @@ unit: $(UNIT_BINS) bpf-unit
 # Command-line tests of the built binary (rulings, --check, statuses).
 cli: $(BUILD)/stepguard
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/run.sh
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/audit.sh
 
 # stepguard's cost against bare runs, bwrap and firejail, interleaved in one
 # run; writes docs/performance.md (issue 5).  bench-smoke: a few iterations

@@ -16,78 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a string → entry table ------------------------------------------ */
-
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-static int table_rehash(struct sg_table *t, size_t nslots)
-{
-	uint32_t *slot = calloc(nslots, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = hash(t->v[i].name) & (nslots - 1);
-
-		while (slot[j])
-			j = (j + 1) & (nslots - 1);
-		slot[j] = (uint32_t)(i + 1);
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslots = nslots;
-	return 0;
-}
-
-/* The entry named NAME, added (all zero) if absent; NULL: out of memory.
- * The pointer is good until the next call on T. */
-static struct sg_entry *table_get(struct sg_table *t, const char *name, bool *added)
-{
-	size_t j;
-
-	*added = false;
-	/* Keep the load under one half so probe chains stay short. */
-	if ((t->n + 1) * 2 > t->nslots) {
-		if (t->n >= UINT32_MAX / 4 || table_rehash(t, t->nslots ? t->nslots * 2 : 64) < 0)
-			return NULL;
-	}
-	for (j = hash(name) & (t->nslots - 1); t->slot[j]; j = (j + 1) & (t->nslots - 1))
-		if (strcmp(t->v[t->slot[j] - 1].name, name) == 0)
-			return &t->v[t->slot[j] - 1];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 32;
-		struct sg_entry *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
-	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
-	t->v[t->n].name = strdup(name);
-	if (!t->v[t->n].name)
-		return NULL;
-	t->slot[j] = (uint32_t)(t->n + 1);
-	*added = true;
-	return &t->v[t->n++];
-}
-
-static void table_free(struct sg_table *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->v[i].name);
-	free(t->v);
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
-
 /* ARR (N elements of SIZE) with room for one more, zeroed; NULL on ENOMEM. */
 static void *grow(void *arr, size_t n, size_t size)
 {
@@ -96,116 +24,6 @@ static void *grow(void *arr, size_t n, size_t size)
 	if (v)
 		memset(v + n * size, 0, size);
 	return v;
-}
-
-/* ---- strings made safe to print --------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at S (at most N bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
-			return 0; /* overlong, surrogate */
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
-		    (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-/*
- * Valid UTF-8 that a terminal still acts on: C1 controls (U+0080-009F,
- * which some terminals read as CSI and friends) and the bidi marks and
- * overrides that reorder what a reader sees (U+061C, U+200E-200F,
- * U+202A-202E, U+2066-2069).
- */
-static bool unsafe_char(const unsigned char *s, size_t k)
-{
-	if (k == 2)
-		return (s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xd8 && s[1] == 0x9c);
-	if (k == 3 && s[0] == 0xe2 && s[1] == 0x80)
-		return s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae);
-	if (k == 3 && s[0] == 0xe2 && s[1] == 0x81)
-		return s[2] >= 0xa6 && s[2] <= 0xa9;
-	return false;
-}
-
-char *sg_audit_display(const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	char *out = malloc(n * 4 + 1), *o = out;
-	static const char hex[] = "0123456789abcdef";
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_len(s + i, n - i);
-
-		if (k == 0 || s[i] < 0x20 || s[i] == 0x7f || unsafe_char(s + i, k)) {
-			for (size_t e = i + (k ? k : 1); i < e; i++) {
-				*o++ = '\\';
-				*o++ = 'x';
-				*o++ = hex[s[i] >> 4];
-				*o++ = hex[s[i] & 15];
-			}
-			continue;
-		}
-		memcpy(o, s + i, k);
-		o += k;
-		i += k;
-	}
-	*o = '\0';
-	return out;
-}
-
-char *sg_audit_prefix(const char *path, unsigned depth, char *buf, size_t len)
-{
-	size_t end = strlen(path), o = 0;
-	bool abs = path[0] == '/';
-	unsigned taken = 0;
-
-	if (!len)
-		return buf;
-	/* The object's own name is not part of its prefix: drop it (and
-	 * the slashes after it, for "/tmp/"), keep its directory. */
-	while (end > 0 && path[end - 1] == '/')
-		end--;
-	while (end > 0 && path[end - 1] != '/')
-		end--;
-	if (end == 0) {
-		snprintf(buf, len, "%s", abs ? "/" : ".");
-		return buf;
-	}
-	if (abs && o + 1 < len)
-		buf[o++] = '/';
-	for (size_t i = 0; i < end && taken < depth;) {
-		size_t j = i;
-
-		while (j < end && path[j] != '/')
-			j++;
-		if (j > i) {
-			if (taken && o + 1 < len)
-				buf[o++] = '/';
-			for (size_t k = i; k < j && o + 1 < len; k++)
-				buf[o++] = path[k];
-			taken++;
-		}
-		i = j + 1;
-	}
-	buf[o] = '\0';
-	return buf;
 }
 
 /* ---- problems ------------------------------------------------------------ */
@@ -242,6 +60,7 @@ struct rec {
 	char *event, *step, *run, *op, *path, *path2, *decision, *comm, *backend;
 	long long pid, status, signal, lost, denials;
 	bool has_pid, has_status, has_signal, has_lost, has_denials;
+	bool no_path, truncated;
 	char why[128]; /* why the record is refused */
 };
 
@@ -293,10 +112,31 @@ static int get_int(json_object *o, const char *key, long long *out, bool *has, b
 	return 1;
 }
 
+/* As get_str, for a boolean. */
+static int get_bool(json_object *o, const char *key, bool *out, struct rec *r)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		snprintf(r->why, sizeof(r->why), "\"%s\" is not true or false", key);
+		return -EINVAL;
+	}
+	*out = json_object_get_boolean(v);
+	return 1;
+}
+
 static int require(int got, const char *key, struct rec *r)
 {
+	/* Only an event we know is named: the reason ends up in Markdown
+	 * outside a code span, and text from the log must not. */
+	bool known = strcmp(r->event, "start") == 0 || strcmp(r->event, "end") == 0 ||
+		     strcmp(r->event, "denial") == 0;
+
 	if (got == 0) {
-		snprintf(r->why, sizeof(r->why), "%s record without \"%s\"", r->event, key);
+		snprintf(r->why, sizeof(r->why), "%s record without \"%s\"",
+			 known ? r->event : "a", key);
 		return -EINVAL;
 	}
 	return got;
@@ -320,11 +160,25 @@ static int rec_read(json_object *o, struct rec *r)
 		return e;
 	if (strcmp(r->event, "denial") == 0) {
 		if ((e = require(get_str(o, "op", &r->op, r), "op", r)) < 0 ||
-		    (e = require(get_str(o, "path", &r->path, r), "path", r)) < 0 ||
+		    (e = get_str(o, "path", &r->path, r)) < 0 ||
 		    (e = get_str(o, "path2", &r->path2, r)) < 0 ||
+		    (e = get_bool(o, "path_truncated", &r->truncated, r)) < 0 ||
 		    (e = get_str(o, "comm", &r->comm, r)) < 0 ||
 		    (e = require(get_str(o, "decision", &r->decision, r), "decision", r)) < 0)
 			return e;
+		/* What the eBPF guard refuses need not have a path (bpf(2), a
+		 * signal): "path" is then absent or empty.  An empty "path2"
+		 * is the absent second path of an operation that has one. */
+		if (!r->path || !*r->path) {
+			free(r->path);
+			r->no_path = true;
+			if (!(r->path = strdup(SG_AUDIT_NO_PATH)))
+				return -ENOMEM;
+		}
+		if (r->path2 && !*r->path2) {
+			free(r->path2);
+			r->path2 = NULL;
+		}
 		if (strcmp(r->decision, "denied") != 0 && strcmp(r->decision, "audited") != 0) {
 			snprintf(r->why, sizeof(r->why),
 				 "\"decision\" is neither \"denied\" nor \"audited\"");
@@ -343,7 +197,7 @@ static int rec_read(json_object *o, struct rec *r)
 static struct sg_audit_step *step_get(struct sg_audit *a, const char *name)
 {
 	bool added;
-	struct sg_entry *e = table_get(&a->step_ix, name, &added);
+	struct sg_entry *e = sg_table_get(&a->step_ix, name, &added);
 	struct sg_audit_step *s;
 
 	if (!e)
@@ -372,7 +226,7 @@ static int run_seen(struct sg_audit *a, struct sg_audit_step *s, const struct re
 
 	if (asprintf(&key, "%s\x1f%s\x1f%lld", r->step, r->run ? r->run : "", r->pid) < 0)
 		return -ENOMEM;
-	e = table_get(&a->runs, key, &added);
+	e = sg_table_get(&a->runs, key, &added);
 	free(key);
 	if (!e)
 		return -ENOMEM;
@@ -433,7 +287,7 @@ static int add_outcome(struct sg_audit_step *s, const struct rec *r)
 static int count(struct sg_table *t, const char *name, bool audited)
 {
 	bool added;
-	struct sg_entry *e = table_get(t, name, &added);
+	struct sg_entry *e = sg_table_get(t, name, &added);
 
 	if (!e)
 		return -ENOMEM;
@@ -454,12 +308,13 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 	if (asprintf(&key, "%c\x1f%s\x1f%s\x1f%s", audited ? 'a' : 'd', r->step, r->op,
 		     r->path) < 0)
 		return -ENOMEM;
-	e = table_get(&a->hit_ix, key, &added);
+	e = sg_table_get(&a->hit_ix, key, &added);
 	free(key);
 	if (!e)
 		return -ENOMEM;
 	if (!added) {
 		a->hits[e->ix].n++;
+		a->hits[e->ix].truncated |= r->truncated;
 		return 0;
 	}
 	e->ix = a->n_hits;
@@ -469,6 +324,7 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 	a->hits = h;
 	h = &a->hits[a->n_hits++];
 	h->audited = audited;
+	h->truncated = r->truncated;
 	h->pid = r->has_pid ? r->pid : -1;
 	h->n = 1;
 	h->step = strdup(r->step);
@@ -507,7 +363,10 @@ static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct 
 		goto out;
 	/* A rename or link counts under each of its prefixes, once if they
 	 * are the same: both ends may be what the filter refused. */
-	sg_audit_prefix(r->path, SG_AUDIT_PREFIX_DEPTH, p1, strlen(r->path) + 2);
+	if (r->no_path)
+		strcpy(p1, SG_AUDIT_NO_PATH);
+	else
+		sg_audit_prefix(r->path, SG_AUDIT_PREFIX_DEPTH, p1, strlen(r->path) + 2);
 	if ((e = count(&a->prefixes, p1, audited)) < 0)
 		goto out;
 	if (p2) {
@@ -725,81 +584,14 @@ void sg_audit_free(struct sg_audit *a)
 		free(a->hits[i].path2);
 	}
 	free(a->hits);
-	table_free(&a->step_ix);
-	table_free(&a->runs);
-	table_free(&a->ops);
-	table_free(&a->procs);
-	table_free(&a->prefixes);
-	table_free(&a->hit_ix);
+	sg_table_free(&a->step_ix);
+	sg_table_free(&a->runs);
+	sg_table_free(&a->ops);
+	sg_table_free(&a->procs);
+	sg_table_free(&a->prefixes);
+	sg_table_free(&a->hit_ix);
 	if (a->tok)
 		json_tokener_free(a->tok);
 	memset(a, 0, sizeof(*a));
 }
 
-/* ---- sorted views -------------------------------------------------------------- */
-
-static int by_count(uint64_t a, uint64_t b)
-{
-	return a > b ? -1 : a < b;
-}
-
-static int entry_cmp(const void *x, const void *y)
-{
-	const struct sg_entry *a = *(const struct sg_entry *const *)x;
-	const struct sg_entry *b = *(const struct sg_entry *const *)y;
-	int c = by_count(a->c.denied + a->c.audited, b->c.denied + b->c.audited);
-
-	return c ? c : strcmp(a->name, b->name);
-}
-
-static int step_cmp(const void *x, const void *y)
-{
-	const struct sg_audit_step *a = *(const struct sg_audit_step *const *)x;
-	const struct sg_audit_step *b = *(const struct sg_audit_step *const *)y;
-	int c = by_count(a->c.denied + a->c.audited, b->c.denied + b->c.audited);
-
-	return c ? c : strcmp(a->name, b->name);
-}
-
-static int hit_cmp(const void *x, const void *y)
-{
-	const struct sg_hit *a = *(const struct sg_hit *const *)x;
-	const struct sg_hit *b = *(const struct sg_hit *const *)y;
-	int c = by_count(a->n, b->n);
-
-	if (!c)
-		c = strcmp(a->path, b->path);
-	if (!c)
-		c = strcmp(a->step, b->step);
-	if (!c)
-		c = strcmp(a->op, b->op);
-	return c ? c : (int)a->audited - (int)b->audited;
-}
-
-/* An array of pointers to the N elements of V (of SIZE), sorted by CMP. */
-static void *sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	const void **p = malloc((n ? n : 1) * sizeof(*p));
-
-	if (!p)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (const char *)v + i * size;
-	qsort(p, n, sizeof(*p), cmp);
-	return p;
-}
-
-const struct sg_entry **sg_audit_sorted(const struct sg_table *t)
-{
-	return sorted(t->v, t->n, sizeof(*t->v), entry_cmp);
-}
-
-const struct sg_audit_step **sg_audit_sorted_steps(const struct sg_audit *a)
-{
-	return sorted(a->steps, a->n_steps, sizeof(*a->steps), step_cmp);
-}
-
-const struct sg_hit **sg_audit_sorted_hits(const struct sg_audit *a)
-{
-	return sorted(a->hits, a->n_hits, sizeof(*a->hits), hit_cmp);
-}

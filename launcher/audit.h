@@ -5,8 +5,10 @@
  * person (text), a machine (--json) or a GitHub workflow (--github).
  *
  * audit.c parses and counts (it reads a FILE * and makes no other
- * syscalls); audit_report.c formats what was counted; audit_main.c parses
- * the options, opens the logs and appends to $GITHUB_STEP_SUMMARY.
+ * syscalls), in the tables of audit_table.c; audit_strings.c makes the
+ * log's strings safe to show; audit_report.c formats what was counted;
+ * audit_main.c parses the options, opens the logs and appends to
+ * $GITHUB_STEP_SUMMARY.
  * Usage, output and exit statuses: docs/audit.md.
  */
 #ifndef STEPGUARD_AUDIT_H
@@ -24,6 +26,8 @@
 /* A line longer than this is refused, not truncated: a record holds at
  * most two paths of PATH_MAX bytes escaped ×4, far below it. */
 #define SG_AUDIT_LINE_MAX (1024 * 1024)
+/* What a denial without a path (bpf(2), a signal) is listed under. */
+#define SG_AUDIT_NO_PATH "(no path)"
 /* Problem lines kept with their file, line and reason (all are counted). */
 #define SG_AUDIT_PROBLEMS_KEPT 5
 /* GitHub shows few annotations per step; more than this become one notice. */
@@ -59,6 +63,11 @@ struct sg_table {
 
 enum { SG_RUN_STARTED = 1, SG_RUN_ENDED = 2 };
 
+/* The entry named NAME, added (all zero) if absent; NULL: out of memory.
+ * The pointer is good until the next call on T. */
+struct sg_entry *sg_table_get(struct sg_table *t, const char *name, bool *added);
+void sg_table_free(struct sg_table *t);
+
 /* How the runs of a step ended: "status N" or "signal N" of an end record. */
 enum sg_outcome_kind { SG_OUTCOME_STATUS, SG_OUTCOME_SIGNAL, SG_OUTCOME_UNKNOWN };
 struct sg_outcome {
@@ -83,6 +92,7 @@ struct sg_audit_step {
 /* One distinct (decision, step, operation, path): one annotation. */
 struct sg_hit {
 	bool audited;
+	bool truncated; /* a record said "path_truncated" */
 	char *step, *op, *path;
 	char *path2;   /* of its first record, or NULL */
 	long long pid; /* of its first record, or -1 */

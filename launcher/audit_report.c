@@ -119,8 +119,8 @@ static void text_paths(const struct sg_audit *a, FILE *out, const struct sg_hit 
 		fprintf(out, "  %8" PRIu64 "  %s", h->n, h->path);
 		if (h->path2)
 			fprintf(out, " -> %s", h->path2);
-		fprintf(out, "  (%s %s, step %s)\n", h->audited ? "audited" : "denied", h->op,
-			step_name(h->step));
+		fprintf(out, "%s  (%s %s, step %s)\n", h->truncated ? " [truncated]" : "",
+			h->audited ? "audited" : "denied", h->op, step_name(h->step));
 	}
 	if (a->n_hits > shown)
 		fprintf(out, "  ... and %zu more (--json lists them all)\n", a->n_hits - shown);
@@ -247,6 +247,8 @@ static json_object *json_hit(const struct sg_hit *h)
 	json_object_object_add(e, "path", jstr(h->path));
 	if (h->path2)
 		json_object_object_add(e, "path2", jstr(h->path2));
+	if (h->truncated)
+		json_object_object_add(e, "path_truncated", json_object_new_boolean(1));
 	json_object_object_add(e, "op", jstr(h->op));
 	json_object_object_add(e, "step", jstr(h->step));
 	json_object_object_add(e, "decision", jstr(h->audited ? "audited" : "denied"));
@@ -322,33 +324,6 @@ out:
 
 /* ---- GitHub workflow commands -------------------------------------------------- */
 
-char *sg_audit_gh_escape(const char *s, bool property)
-{
-	char *out = malloc(strlen(s) * 3 + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	/* docs.github.com "Workflow commands": data escapes % CR LF; a
-	 * property value also : and , which end or separate properties. */
-	for (; *s; s++) {
-		const char *rep = *s == '%'		   ? "%25" :
-				  *s == '\r'		   ? "%0D" :
-				  *s == '\n'		   ? "%0A" :
-				  property && *s == ':' ? "%3A" :
-				  property && *s == ',' ? "%2C" :
-							  NULL;
-
-		if (rep) {
-			memcpy(o, rep, 3);
-			o += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
 /* One workflow command: ::KIND title=TITLE::MESSAGE, both escaped. */
 static int gh_command(FILE *out, const char *kind, const char *title, const char *msg)
 {
@@ -388,9 +363,9 @@ static int gh_hit(FILE *out, const struct sg_hit *h)
 		snprintf(pid, sizeof(pid), ", pid %lld", h->pid);
 	if (h->n > 1)
 		snprintf(times, sizeof(times), ", %" PRIu64 " times", h->n);
-	return gh_commandf(out, h->audited ? "warning" : "error", title, "%s%s%s (step %s%s%s)",
+	return gh_commandf(out, h->audited ? "warning" : "error", title, "%s%s%s%s (step %s%s%s)",
 			   h->path, h->path2 ? " -> " : "", h->path2 ? h->path2 : "",
-			   step_name(h->step), pid, times);
+			   h->truncated ? " [truncated]" : "", step_name(h->step), pid, times);
 }
 
 int sg_audit_print_github(const struct sg_audit *a, FILE *out)
@@ -526,6 +501,8 @@ static void md_paths(const struct sg_audit *a, FILE *out, const struct sg_hit **
 			fputs(" → ", out);
 			md_code(out, v[i]->path2);
 		}
+		if (v[i]->truncated)
+			fputs(" (truncated)", out);
 		fputs(" | ", out);
 		md_step_name(out, v[i]->step);
 		fputs(" |\n", out);
@@ -556,8 +533,9 @@ int sg_audit_print_markdown(const struct sg_audit *a, FILE *out)
 	if (a->n_hits)
 		md_paths(a, out, hits);
 	if (a->problem_lines) {
-		fprintf(out, "\n**%" PRIu64 " %s could not be read as records**",
-			a->problem_lines, plural(a->problem_lines, "line", "lines"));
+		fprintf(out, "\n**%" PRIu64 " %s**", a->problem_lines,
+			plural(a->problem_lines, "line could not be read as a record",
+			       "lines could not be read as records"));
 		if (a->n_problems) {
 			fputs("; the first: ", out);
 			md_code(out, a->problems[0].file);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bpf/loader.h"
+#include "launcher/audit.h"
 #include "launcher/check.h"
 #include "launcher/confine.h"
 #include "launcher/exitcodes.h"
@@ -50,6 +51,10 @@ int main(int argc, char **argv)
 	char **env = NULL;
 	char msg[2048] = "", digest[80];
 	int r, status;
+
+	/* A subcommand, not a command to confine: "stepguard -- audit" runs one. */
+	if (argc > 1 && strcmp(argv[1], "audit") == 0)
+		return sg_audit_main(argc - 1, argv + 1, environ);
 
 	r = sg_options_parse(argc, argv, environ, &opt, msg, sizeof(msg));
 	if (r < 0) {

@@ -14,6 +14,7 @@ const char sg_usage[] =
 	"usage: stepguard [OPTIONS] -- COMMAND [ARG]...\n"
 	"       stepguard --check [OPTIONS] [-- COMMAND [ARG]...]\n"
 	"       stepguard --self-test [--json] [OPTIONS]\n"
+	"       stepguard audit [--json|--github] [--step NAME] [LOG...]\n"
 	"\n"
 	"Run COMMAND confined: writes outside the work directory and the policy's\n"
 	"allowed roots are refused, and the step is refused before it starts if it\n"

@@ -112,7 +112,8 @@ static json_object *event_path(const struct sg_event *ev, int which, bool *cut)
 	char *z;
 	json_object *o;
 
-	*cut = ev->flags & (which == 1 ? SG_EV_PATH_TRUNC : SG_EV_PATH2_TRUNC);
+	/* which: 0 the first path, 1 the second (bpf/events.c) */
+	*cut = ev->flags & (which == 0 ? SG_EV_PATH_TRUNC : SG_EV_PATH2_TRUNC);
 	if (!p)
 		return NULL;
 	z = strndup(p, n);
@@ -140,8 +141,8 @@ static int bpf_event(const struct sg_event *ev, void *ctx)
 	json_object_object_add(rec, "uid", json_object_new_int64(ev->uid));
 	json_object_object_add(rec, "comm", sg_json_bytes(comm));
 	json_object_object_add(rec, "op", json_object_new_string(sg_bpf_op_name(ev->op)));
-	p1 = event_path(ev, 1, &cut1);
-	p2 = event_path(ev, 2, &cut2);
+	p1 = event_path(ev, 0, &cut1);
+	p2 = event_path(ev, 1, &cut2);
 	if (p1)
 		json_object_object_add(rec, "path", p1);
 	if (p2)
@@ -157,7 +158,7 @@ static int bpf_event(const struct sg_event *ev, void *ctx)
 	sg_log_write(&st->log, "denial", rec);
 	if (!st->s->o->quiet) {
 		size_t n;
-		const char *p = sg_bpf_event_path(ev, 1, &n);
+		const char *p = sg_bpf_event_path(ev, 0, &n);
 		char raw[512], esc[1024];
 
 		snprintf(raw, sizeof(raw), "%.*s", p ? (int)(n < sizeof(raw) - 1 ? n : sizeof(raw) - 1) : 0,

@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: MIT
+/* test_audit.c — stepguard audit: reading the log, counting, and each output format. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "launcher/audit.h"
+
+/* Records as stepguard writes them (docs/log-format.md), one per line. */
+#define START(step, run, pid, backend)                                                           \
+	"{\"time\":\"2026-11-29T19:06:30.000001Z\",\"event\":\"start\",\"step\":\"" step           \
+	"\",\"run\":\"" run "\",\"pid\":" #pid ",\"uid\":1000,\"command\":[\"make\"],"              \
+	"\"cwd\":\"/w\",\"roots\":[\"/w\"],\"policy_digest\":\"sha256:ab\",\"backend\":\"" backend \
+	"\",\"mode\":\"enforce\",\"landlock_abi\":4,\"not_covered\":[],\"accepted_gaps\":[]}\n"
+#define DENIAL(step, run, pid, comm, op, path, decision)                                          \
+	"{\"time\":\"2026-11-29T19:06:30.000002Z\",\"event\":\"denial\",\"step\":\"" step          \
+	"\",\"run\":\"" run "\",\"pid\":" #pid ",\"uid\":1000," comm "\"op\":\"" op               \
+	"\",\"path\":\"" path "\",\"decision\":\"" decision "\",\"errno\":1,\"backend\":\"bpf-fmod\"}\n"
+#define END(step, run, pid, status, denials, lost, backend)                                      \
+	"{\"time\":\"2026-11-29T19:06:31.000001Z\",\"event\":\"end\",\"step\":\"" step             \
+	"\",\"run\":\"" run "\",\"pid\":" #pid ",\"status\":" #status ",\"exit\":" #status         \
+	",\"denials\":" #denials ",\"lost\":" #lost ",\"backend\":\"" backend                       \
+	"\",\"policy_digest\":\"sha256:ab\"}\n"
+#define COMM(c) "\"comm\":\"" c "\","
+
+/* Two steps: build (2 denials, one path twice, a rename) and test (one audited). */
+static const char two_steps[] =
+	START("build", "r1", 100, "bpf-fmod")
+	DENIAL("build", "r1", 101, COMM("touch"), "open", "/home/u/.bashrc", "denied")
+	DENIAL("build", "r1", 101, COMM("touch"), "open", "/home/u/.bashrc", "denied")
+	"{\"event\":\"denial\",\"step\":\"build\",\"run\":\"r1\",\"pid\":103,\"comm\":\"mv\","
+	"\"op\":\"rename\",\"path\":\"/w/x\",\"path2\":\"/etc/x\",\"decision\":\"denied\"}\n"
+	END("build", "r1", 100, 2, 3, 0, "bpf-fmod")
+	START("test", "r2", 200, "landlock+supervisor")
+	DENIAL("test", "r2", 201, "", "chmod", "/etc/passwd", "audited")
+	END("test", "r2", 200, 0, 1, 0, "landlock+supervisor");
+
+static int feed(struct sg_audit *a, const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int r;
+
+	assert_non_null(f);
+	r = sg_audit_read(a, f, "t.log");
+	fclose(f);
+	return r;
+}
+
+/* What an output function printed, as one string to free(). */
+static char *capture(const struct sg_audit *a, int (*print)(const struct sg_audit *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(print(a, m), 0);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+static const struct sg_audit_step *find_step(const struct sg_audit *a, const char *name)
+{
+	for (size_t i = 0; i < a->n_steps; i++)
+		if (strcmp(a->steps[i].name, name) == 0)
+			return &a->steps[i];
+	return NULL;
+}
+
+static const struct sg_entry *find(const struct sg_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->v[i].name, name) == 0)
+			return &t->v[i];
+	return NULL;
+}
+
+static size_t count_lines(const char *s, const char *prefix)
+{
+	size_t n = 0;
+
+	for (const char *p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, prefix, strlen(prefix)) == 0)
+			n++;
+	return n;
+}
+
+/* ---- reading and counting ------------------------------------------------- */
+
+static void test_sg_audit_read_two_steps_counted_apart(void **state)
+{
+	struct sg_audit a;
+	const struct sg_audit_step *b, *t;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, two_steps), 0);
+	assert_int_equal(a.lines, 8);
+	assert_int_equal(a.records, 8);
+	assert_int_equal(a.problem_lines, 0);
+	assert_int_equal(a.n_steps, 2);
+	b = find_step(&a, "build");
+	t = find_step(&a, "test");
+	assert_non_null(b);
+	assert_non_null(t);
+	assert_int_equal(b->runs, 1);
+	assert_int_equal(b->unfinished, 0);
+	assert_int_equal(b->c.denied, 3);
+	assert_int_equal(b->c.audited, 0);
+	assert_int_equal(b->end_denials, 3);
+	assert_int_equal(b->n_outcomes, 1);
+	assert_int_equal(b->outcomes[0].kind, SG_OUTCOME_STATUS);
+	assert_int_equal(b->outcomes[0].value, 2);
+	assert_int_equal(b->n_backends, 1);
+	assert_string_equal(b->backends[0], "bpf-fmod");
+	/* the other step's denial is its own, not build's */
+	assert_int_equal(t->c.denied, 0);
+	assert_int_equal(t->c.audited, 1);
+	assert_string_equal(t->backends[0], "landlock+supervisor");
+	assert_int_equal(find(&a.ops, "open")->c.denied, 2);
+	assert_int_equal(find(&a.ops, "chmod")->c.audited, 1);
+	assert_int_equal(find(&a.procs, "touch")->c.denied, 2);
+	assert_int_equal(find(&a.procs, "pid 201")->c.audited, 1); /* no comm: the pid */
+	assert_int_equal(find(&a.prefixes, "/home/u")->c.denied, 2);
+	/* a rename counts under both of its prefixes */
+	assert_int_equal(find(&a.prefixes, "/w")->c.denied, 1);
+	assert_int_equal(find(&a.prefixes, "/etc")->c.denied + find(&a.prefixes, "/etc")->c.audited, 2);
+	assert_int_equal(a.n_hits, 3); /* .bashrc once, with n = 2 */
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_unfinished_run_and_end_first(void **state)
+{
+	struct sg_audit a;
+	/* "late": the end record was read before the start (two logs, any order). */
+	static const char text[] =
+		START("cut", "r1", 10, "bpf-lsm")
+		END("late", "r2", 20, 0, 0, 0, "bpf-lsm")
+		START("late", "r2", 20, "bpf-lsm")
+		START("cut", "r3", 11, "bpf-lsm")
+		END("cut", "r3", 11, 0, 0, 0, "bpf-lsm");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(find_step(&a, "cut")->runs, 2);
+	assert_int_equal(find_step(&a, "cut")->unfinished, 1);
+	assert_int_equal(find_step(&a, "late")->runs, 1);
+	assert_int_equal(find_step(&a, "late")->unfinished, 0);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_escaped_paths_stay_escaped(void **state)
+{
+	struct sg_audit a;
+	/* The writer's \xNN (a backslash in JSON text), and a raw control
+	 * character a hand-written log could carry through a JSON escape. */
+	static const char text[] =
+		DENIAL("build", "r1", 7, "", "unlink", "/tmp/a\\\\xff\\\\x0ab", "denied")
+		DENIAL("build", "r1", 7, COMM("ev\\u001b[31mil"), "open", "/tmp/\\u001b]0;pwn\\u0007",
+		       "denied");
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(a.problem_lines, 0);
+	assert_string_equal(a.hits[0].path, "/tmp/a\\xff\\x0ab");
+	assert_string_equal(a.hits[1].path, "/tmp/\\x1b]0;pwn\\x07");
+	assert_non_null(find(&a.procs, "ev\\x1b[31mil"));
+	assert_non_null(find(&a.prefixes, "/tmp"));
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "/tmp/a\\xff\\x0ab"));
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\x07'));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_audited_apart_from_denied(void **state)
+{
+	struct sg_audit a;
+	static const char text[] =
+		DENIAL("s", "r", 1, "", "mkdir", "/opt/x", "audited")
+		DENIAL("s", "r", 1, "", "mkdir", "/opt/x", "audited")
+		DENIAL("s", "r", 1, "", "mkdir", "/opt/x", "denied");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(find_step(&a, "s")->c.audited, 2);
+	assert_int_equal(find_step(&a, "s")->c.denied, 1);
+	/* the same (step, op, path) under each decision: two annotations */
+	assert_int_equal(a.n_hits, 2);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_lost_summed_per_step(void **state)
+{
+	struct sg_audit a;
+	static const char text[] =
+		END("b", "r1", 1, 0, 5, 3, "bpf-fmod")
+		END("b", "r2", 2, 0, 0, 4, "bpf-fmod")
+		END("c", "r3", 3, 0, 0, 0, "bpf-fmod");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(find_step(&a, "b")->lost, 7);
+	assert_int_equal(find_step(&a, "b")->end_denials, 5);
+	assert_int_equal(find_step(&a, "c")->lost, 0);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_line_malformed_counted_with_line(void **state)
+{
+	static const char *const bad[] = {
+		"not json",
+		"[1,2]",
+		"{\"event\":\"denial\",\"step\":\"s\"}",          /* no op, no path */
+		"{\"step\":\"s\"}",                                  /* no event */
+		"{\"event\":\"start\"}",                             /* no step */
+		"{\"event\":\"end\",\"step\":\"s\",\"pid\":\"12\"}", /* pid not an integer */
+		"{\"event\":\"end\",\"step\":\"s\",\"lost\":-1}",    /* a negative count */
+		"{\"event\":\"denial\",\"step\":\"s\",\"op\":\"open\",\"path\":\"/x\","
+		"\"decision\":\"maybe\"}",
+		"{\"event\":\"start\",\"step\":\"s\"} trailing",
+		"{\"event\":\"start\",\"step\":\"s\",}",
+		"",
+		"  \r",
+	};
+	struct sg_audit a;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(buf, sizeof(buf), "%s", bad[i]);
+		assert_int_equal(sg_audit_line(&a, "x.log", i + 1, buf, strlen(buf), false), 0);
+	}
+	assert_int_equal(a.unparsable, sizeof(bad) / sizeof(*bad));
+	assert_int_equal(a.problem_lines, sizeof(bad) / sizeof(*bad));
+	assert_int_equal(a.records, 0);
+	assert_int_equal(a.n_problems, SG_AUDIT_PROBLEMS_KEPT);
+	assert_string_equal(a.problems[0].file, "x.log");
+	assert_int_equal(a.problems[0].line, 1);
+	assert_non_null(strstr(a.problems[0].reason, "not JSON"));
+	assert_non_null(strstr(a.problems[1].reason, "not a JSON object"));
+	assert_non_null(strstr(a.problems[2].reason, "without \"op\""));
+	assert_non_null(strstr(a.problems[3].reason, "no \"event\""));
+	assert_int_equal(a.problems[4].line, 5);
+	/* and a good line after them is still counted */
+	snprintf(buf, sizeof(buf), "{\"event\":\"start\",\"step\":\"s\"}");
+	assert_int_equal(sg_audit_line(&a, "x.log", 13, buf, strlen(buf), false), 0);
+	assert_int_equal(a.records, 1);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_line_nul_byte_is_a_problem(void **state)
+{
+	struct sg_audit a;
+	char buf[] = "{\"event\":\"start\",\"step\":\"s\"}\0{}";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(sg_audit_line(&a, "x.log", 1, buf, sizeof(buf) - 1, false), 0);
+	assert_int_equal(a.unparsable, 1);
+	assert_int_equal(a.records, 0);
+	assert_non_null(strstr(a.problems[0].reason, "NUL"));
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_line_unknown_event_counted_not_failed(void **state)
+{
+	struct sg_audit a;
+	char buf[] = "{\"event\":\"pin\",\"step\":\"s\",\"whatever\":[1]}";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(sg_audit_line(&a, "x.log", 1, buf, strlen(buf), false), 0);
+	assert_int_equal(a.unknown, 1);
+	assert_int_equal(a.unparsable, 0);
+	assert_int_equal(a.problem_lines, 0);
+	assert_int_equal(a.records, 0);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_torn_last_line_reported(void **state)
+{
+	struct sg_audit a;
+	static const char text[] = START("s", "r", 1, "bpf-lsm") "{\"event\":\"denial\",\"st";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(a.lines, 2);
+	assert_int_equal(a.records, 1);
+	assert_int_equal(a.torn, 1);
+	assert_int_equal(a.unparsable, 1);
+	assert_int_equal(a.problems[0].line, 2);
+	assert_non_null(strstr(a.problems[0].reason, "torn"));
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_whole_last_line_without_newline_counted(void **state)
+{
+	struct sg_audit a;
+	static const char text[] = "{\"event\":\"start\",\"step\":\"s\",\"run\":\"r\",\"pid\":1}";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(a.records, 1);
+	assert_int_equal(a.torn, 1);
+	assert_int_equal(a.unparsable, 0);
+	assert_int_equal(a.problem_lines, 1); /* still reported */
+	assert_non_null(strstr(a.problems[0].reason, "no newline"));
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_empty_input(void **state)
+{
+	struct sg_audit a;
+	FILE *f = fopen("/dev/null", "r");
+	char *out;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(sg_audit_read(&a, f, "/dev/null"), 0);
+	fclose(f);
+	assert_int_equal(a.lines, 0);
+	assert_int_equal(a.records, 0);
+	assert_int_equal(a.problem_lines, 0);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "0 records"));
+	assert_non_null(strstr(out, "No denials."));
+	free(out);
+	out = capture(&a, sg_audit_print_github);
+	assert_string_equal(out, "");
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_crlf_and_long_lines(void **state)
+{
+	/* A path of PATH_MAX bytes, each escaped as \xNN, is a record of ~16 KiB. */
+	size_t plen = 4096 * 4, big = SG_AUDIT_LINE_MAX + 10;
+	char *text = malloc(plen * 2 + big + 512), *p = text;
+	struct sg_audit a;
+
+	(void)state;
+	assert_non_null(text);
+	p += sprintf(p, "{\"event\":\"start\",\"step\":\"s\"}\r\n");
+	p += sprintf(p, "{\"event\":\"denial\",\"step\":\"s\",\"op\":\"open\",\"decision\":\"denied\",\"path\":\"/");
+	for (size_t i = 0; i < plen / 4; i++)
+		p += sprintf(p, "\\\\xff");
+	p += sprintf(p, "\"}\n");
+	memset(p, 'x', big);
+	p += big;
+	p += sprintf(p, "\n{\"event\":\"start\",\"step\":\"s\",\"run\":\"z\"}\n");
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(a.records, 3); /* CRLF accepted, the long path whole */
+	assert_int_equal(strlen(a.hits[0].path), 1 + plen);
+	assert_int_equal(a.unparsable, 1); /* the line over the limit, refused */
+	assert_int_equal(a.problems[0].line, 3);
+	assert_non_null(strstr(a.problems[0].reason, "longer than"));
+	free(text);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_real_file(void **state)
+{
+	char path[] = "/tmp/sg-test-audit.XXXXXX";
+	int fd = mkstemp(path);
+	struct sg_audit a;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, two_steps, strlen(two_steps)), (ssize_t)strlen(two_steps));
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(sg_audit_read(&a, f, path), 0);
+	fclose(f);
+	unlink(path);
+	assert_int_equal(a.records, 8);
+	assert_int_equal(a.n_files, 1);
+	assert_string_equal(a.files[0], path);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_denial_without_path_and_truncated(void **state)
+{
+	struct sg_audit a;
+	/* The eBPF guard: bpf(2) has no path; a record may carry empty paths
+	 * and say that the kernel could not give a path whole. */
+	static const char text[] =
+		"{\"event\":\"denial\",\"step\":\"s\",\"pid\":9,\"comm\":\"x\",\"op\":\"bpf\","
+		"\"decision\":\"denied\",\"reason\":\"guard\",\"backend\":\"bpf-lsm\"}\n"
+		"{\"event\":\"denial\",\"step\":\"s\",\"pid\":9,\"op\":\"signal\",\"path\":\"\","
+		"\"path2\":\"\",\"decision\":\"denied\",\"backend\":\"bpf-lsm\"}\n"
+		"{\"event\":\"denial\",\"step\":\"s\",\"pid\":9,\"op\":\"open\",\"path\":\"/a/b/long\","
+		"\"path2\":\"\",\"path_truncated\":true,\"decision\":\"denied\"}\n"
+		"{\"event\":\"denial\",\"step\":\"s\",\"pid\":9,\"op\":\"open\",\"path\":\"/a/b/c\","
+		"\"path_truncated\":\"yes\",\"decision\":\"denied\"}\n";
+	json_object *j, *paths, *v;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(a.records, 3);
+	assert_int_equal(a.unparsable, 1); /* path_truncated must be a boolean */
+	assert_non_null(strstr(a.problems[0].reason, "\"path_truncated\" is not true or false"));
+	assert_int_equal(find(&a.prefixes, SG_AUDIT_NO_PATH)->c.denied, 2);
+	assert_null(find(&a.prefixes, "."));
+	assert_int_equal(find(&a.prefixes, "/a/b")->c.denied, 1);
+	assert_string_equal(a.hits[0].path, SG_AUDIT_NO_PATH);
+	assert_null(a.hits[1].path2); /* an empty path2 is no second path */
+	assert_false(a.hits[1].truncated);
+	assert_true(a.hits[2].truncated);
+	assert_null(a.hits[2].path2);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "/a/b/long [truncated]  (denied open, step s)"));
+	free(out);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(out, "::error title=stepguard denied bpf::(no path) (step s, pid 9)\n"));
+	free(out);
+	j = sg_audit_json(&a);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "paths", &paths));
+	for (size_t i = 0; i < json_object_array_length(paths); i++) {
+		json_object *p = json_object_array_get_idx(paths, i);
+
+		assert_true(json_object_object_get_ex(p, "path", &v));
+		assert_int_equal(json_object_object_get_ex(p, "path_truncated", NULL),
+				 strcmp(json_object_get_string(v), "/a/b/long") == 0);
+	}
+	json_object_put(j);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_step_filter(void **state)
+{
+	struct sg_audit a;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, "test"), 0);
+	assert_int_equal(feed(&a, two_steps), 0);
+	assert_int_equal(a.n_steps, 1);
+	assert_non_null(find_step(&a, "test"));
+	assert_null(find_step(&a, "build"));
+	assert_int_equal(a.records, 3);
+	assert_int_equal(a.other_steps, 5);
+	assert_null(find(&a.ops, "open"));
+	sg_audit_free(&a);
+}
+
+/* ---- pure helpers ------------------------------------------------------------ */
+
+static void test_sg_audit_prefix_depth_cases(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "/home/u/.bashrc", "/home/u" },  { "/tmp/x", "/tmp" },
+		{ "/home/u/a/b/c", "/home/u" },    { "/x", "/" },
+		{ "/", "/" },                      { "/tmp/", "/" },
+		{ "//home///u//f", "/home/u" },    { "rel/a/b/f", "rel/a" },
+		{ "f", "." },                      { "/tmp/a\\xff/f", "/tmp/a\\xff" },
+	};
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(SG_AUDIT_PREFIX_DEPTH, 2);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		assert_string_equal(sg_audit_prefix(cases[i][0], 2, buf, sizeof(buf)), cases[i][1]);
+	assert_string_equal(sg_audit_prefix("/a/b/c/d", 3, buf, sizeof(buf)), "/a/b/c");
+	assert_string_equal(sg_audit_prefix("/a/b/c/d", 1, buf, sizeof(buf)), "/a");
+	/* never past the buffer */
+	assert_string_equal(sg_audit_prefix("/abcdef/g/h", 2, buf, 5), "/abc");
+}
+
+static void test_sg_audit_display_escapes_what_a_terminal_acts_on(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		const char *out;
+	} cases[] = {
+		{ "/home/caf\xc3\xa9", 11, "/home/caf\xc3\xa9" }, /* UTF-8 kept */
+		{ "a\\x0ab", 6, "a\\x0ab" },                      /* the writer's escapes kept */
+		{ "\x1b[2J", 4, "\\x1b[2J" },
+		{ "a\0b", 3, "a\\x00b" },
+		{ "\x7f", 1, "\\x7f" },
+		{ "\xff\xfe", 2, "\\xff\\xfe" },
+		{ "\xc2\x9b" "1m", 4, "\\xc2\\x9b1m" },         /* C1 CSI */
+		{ "x\xe2\x80\xaey", 5, "x\\xe2\\x80\\xaey" },   /* RIGHT-TO-LEFT OVERRIDE */
+		{ "\xe2\x80\x93", 3, "\xe2\x80\x93" },           /* an en dash is fine */
+		{ "\xc3", 1, "\\xc3" },                          /* cut sequence */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *s = sg_audit_display(cases[i].in, cases[i].n);
+
+		assert_non_null(s);
+		assert_string_equal(s, cases[i].out);
+		free(s);
+	}
+}
+
+static void test_sg_audit_gh_escape_data_and_property(void **state)
+{
+	char *d = sg_audit_gh_escape("100%\r\n a:b,c", false);
+	char *p = sg_audit_gh_escape("100%\r\n a:b,c", true);
+
+	(void)state;
+	assert_string_equal(d, "100%25%0D%0A a:b,c");
+	assert_string_equal(p, "100%25%0D%0A a%3Ab%2Cc");
+	free(d);
+	free(p);
+}
+
+static void test_sg_audit_sorted_by_count_then_name(void **state)
+{
+	struct sg_audit a;
+	static const char text[] =
+		DENIAL("s", "r", 1, COMM("b"), "open", "/z/1", "denied")
+		DENIAL("s", "r", 1, COMM("a"), "open", "/z/2", "denied")
+		DENIAL("s", "r", 1, COMM("c"), "open", "/z/3", "denied")
+		DENIAL("s", "r", 1, COMM("c"), "open", "/z/4", "audited");
+	const struct sg_entry **v;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	v = sg_audit_sorted(&a.procs);
+	assert_non_null(v);
+	assert_string_equal(v[0]->name, "c");
+	assert_string_equal(v[1]->name, "a");
+	assert_string_equal(v[2]->name, "b");
+	free(v);
+	sg_audit_free(&a);
+}
+
+/* ---- outputs ----------------------------------------------------------------- */
+
+static void test_sg_audit_print_text_sections(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, two_steps), 0);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "8 records in 1 file; 4 denials (1 audited) in 2 steps"));
+	assert_non_null(strstr(out, "  build: 1 run; ended: status 2 (1)"));
+	assert_non_null(strstr(out, "backends: landlock+supervisor"));
+	assert_non_null(strstr(out, "\nBy operation\n         2  open\n"));
+	assert_non_null(strstr(out, "  chmod  (1 audited)"));
+	assert_non_null(strstr(out, "\nBy process\n"));
+	assert_non_null(strstr(out, "         2  /home/u\n"));
+	assert_non_null(strstr(out, "/w/x -> /etc/x  (denied rename, step build)"));
+	assert_null(strstr(out, "No denials."));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_json_parses_back(void **state)
+{
+	struct sg_audit a;
+	json_object *j, *back, *v, *steps, *s0, *paths;
+	char bad[] = "{oops";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, two_steps), 0);
+	assert_int_equal(sg_audit_line(&a, "t.log", 9, bad, strlen(bad), false), 0);
+	j = sg_audit_json(&a);
+	assert_non_null(j);
+	back = json_tokener_parse(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+	json_object_put(j);
+	assert_non_null(back);
+	assert_true(json_object_object_get_ex(back, "records", &v));
+	assert_int_equal(json_object_get_int64(v), 8);
+	assert_true(json_object_object_get_ex(back, "denied", &v));
+	assert_int_equal(json_object_get_int64(v), 3);
+	assert_true(json_object_object_get_ex(back, "audited", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	assert_true(json_object_object_get_ex(back, "unparsable", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	assert_true(json_object_object_get_ex(back, "problems", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "line", &v));
+	assert_int_equal(json_object_get_int64(v), 9);
+	assert_true(json_object_object_get_ex(back, "steps", &steps));
+	assert_int_equal(json_object_array_length(steps), 2);
+	s0 = json_object_array_get_idx(steps, 0); /* most denials first */
+	assert_true(json_object_object_get_ex(s0, "step", &v));
+	assert_string_equal(json_object_get_string(v), "build");
+	assert_true(json_object_object_get_ex(s0, "outcomes", &v));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "status", &v));
+	assert_int_equal(json_object_get_int(v), 2);
+	assert_true(json_object_object_get_ex(back, "paths", &paths));
+	assert_int_equal(json_object_array_length(paths), 3);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(paths, 0), "path", &v));
+	assert_string_equal(json_object_get_string(v), "/home/u/.bashrc");
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(paths, 0), "count", &v));
+	assert_int_equal(json_object_get_int(v), 2);
+	assert_true(json_object_object_get_ex(back, "prefix_depth", &v));
+	assert_int_equal(json_object_get_int(v), SG_AUDIT_PREFIX_DEPTH);
+	json_object_put(back);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_annotations(void **state)
+{
+	struct sg_audit a;
+	static const char text[] =
+		DENIAL("build", "r1", 42, "", "open", "/w/100%\\\\x0a", "denied")
+		DENIAL("build", "r1", 42, "", "open", "/w/100%\\\\x0a", "denied")
+		DENIAL("b,c", "r1", 43, "", "op:x", "/w/a\\nb", "audited")
+		END("build", "r1", 40, 0, 2, 5, "bpf-fmod");
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(out, "::warning title=stepguard lost events::step build: 5 denial events"));
+	assert_non_null(strstr(out, "::error title=stepguard denied open::/w/100%25\\x0a "
+				    "(step build, pid 42, 2 times)\n"));
+	/* the op is in a property: its ':' is escaped; a JSON "\n" is shown as \x0a */
+	assert_non_null(strstr(out, "::warning title=stepguard audited op%3Ax::/w/a\\x0ab "
+				    "(step b,c, pid 43)\n"));
+	/* every line is a command: nothing from the log started a line of its own */
+	assert_int_equal(count_lines(out, "::"), count_lines(out, ""));
+	/* the lost-events warning comes before the denials */
+	assert_true(strstr(out, "lost events") < strstr(out, "::error"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_caps_errors_first(void **state)
+{
+	size_t n = SG_AUDIT_GITHUB_MAX + 10;
+	struct sg_audit a;
+	char line[256], *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	/* one audited decision seen most often, then n distinct refusals */
+	for (int k = 0; k < 3; k++) {
+		snprintf(line, sizeof(line), "{\"event\":\"denial\",\"step\":\"s\",\"op\":\"open\","
+					     "\"path\":\"/a/audited\",\"decision\":\"audited\"}");
+		assert_int_equal(sg_audit_line(&a, "t", 1, line, strlen(line), false), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "{\"event\":\"denial\",\"step\":\"s\",\"op\":\"open\","
+					     "\"path\":\"/d/%03zu\",\"decision\":\"denied\"}", i);
+		assert_int_equal(sg_audit_line(&a, "t", i + 2, line, strlen(line), false), 0);
+	}
+	out = capture(&a, sg_audit_print_github);
+	assert_int_equal(count_lines(out, "::error "), SG_AUDIT_GITHUB_MAX);
+	assert_int_equal(count_lines(out, "::warning "), 0); /* the cap kept the errors */
+	assert_non_null(strstr(out, "::notice title=stepguard audit::11 more distinct denials"));
+	assert_non_null(strstr(out, "::error title=stepguard denied open::/d/000 (step s)\n"));
+	assert_null(strstr(out, "/d/050"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_reports_problems(void **state)
+{
+	struct sg_audit a;
+	static const char text[] = "junk\n" START("s", "r", 1, "bpf-lsm") "{\"event\"";
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(out, "::warning title=stepguard audit::t.log:1: not JSON"));
+	assert_non_null(strstr(out, "::warning title=stepguard audit::t.log:3: the last line has "
+				    "no newline"));
+	assert_non_null(strstr(out, "::warning title=stepguard unfinished run::step s: 1 run"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_markdown_tables_and_escapes(void **state)
+{
+	struct sg_audit a;
+	static const char text[] =
+		START("build", "r1", 100, "bpf-fmod")
+		DENIAL("build", "r1", 101, "", "open", "/w/a|b", "denied")
+		DENIAL("build", "r1", 101, "", "open", "/w/`x``y", "denied")
+		END("build", "r1", 100, 0, 2, 1, "bpf-fmod");
+	char *out;
+
+	char bad[] = "{\"event\":\"<b>x</b>\"}";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(sg_audit_line(&a, "<i>.log", 5, bad, strlen(bad), false), 0);
+	out = capture(&a, sg_audit_print_markdown);
+	/* a problem is reported without letting the log's text be Markdown */
+	assert_non_null(strstr(out, "**1 line could not be read as a record**; the first: `<i>.log` "
+				    "line 5: not a stepguard record: a record without \"step\"\n"));
+	assert_null(strstr(out, "<b>"));
+	assert_non_null(strstr(out, "### stepguard audit\n"));
+	assert_non_null(strstr(out, "| step | runs | denied | audited | lost | backend |\n"));
+	assert_non_null(strstr(out, "| `build` | 1 | 2 | 0 | 1 | `bpf-fmod` |\n"));
+	assert_non_null(strstr(out, "| 1 | denied | `open` | `/w/a\\|b` | `build` |\n"));
+	/* a fence longer than any run of backticks inside */
+	assert_non_null(strstr(out, "| ```/w/`x``y``` |"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sg_audit_read_two_steps_counted_apart),
+		cmocka_unit_test(test_sg_audit_read_unfinished_run_and_end_first),
+		cmocka_unit_test(test_sg_audit_read_escaped_paths_stay_escaped),
+		cmocka_unit_test(test_sg_audit_read_audited_apart_from_denied),
+		cmocka_unit_test(test_sg_audit_read_lost_summed_per_step),
+		cmocka_unit_test(test_sg_audit_line_malformed_counted_with_line),
+		cmocka_unit_test(test_sg_audit_line_nul_byte_is_a_problem),
+		cmocka_unit_test(test_sg_audit_line_unknown_event_counted_not_failed),
+		cmocka_unit_test(test_sg_audit_read_torn_last_line_reported),
+		cmocka_unit_test(test_sg_audit_read_whole_last_line_without_newline_counted),
+		cmocka_unit_test(test_sg_audit_read_empty_input),
+		cmocka_unit_test(test_sg_audit_read_crlf_and_long_lines),
+		cmocka_unit_test(test_sg_audit_read_real_file),
+		cmocka_unit_test(test_sg_audit_read_denial_without_path_and_truncated),
+		cmocka_unit_test(test_sg_audit_read_step_filter),
+		cmocka_unit_test(test_sg_audit_prefix_depth_cases),
+		cmocka_unit_test(test_sg_audit_display_escapes_what_a_terminal_acts_on),
+		cmocka_unit_test(test_sg_audit_gh_escape_data_and_property),
+		cmocka_unit_test(test_sg_audit_sorted_by_count_then_name),
+		cmocka_unit_test(test_sg_audit_print_text_sections),
+		cmocka_unit_test(test_sg_audit_json_parses_back),
+		cmocka_unit_test(test_sg_audit_print_github_annotations),
+		cmocka_unit_test(test_sg_audit_print_github_caps_errors_first),
+		cmocka_unit_test(test_sg_audit_print_github_reports_problems),
+		cmocka_unit_test(test_sg_audit_print_markdown_tables_and_escapes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
