@@ -78,9 +78,16 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 		if (conf) {
 			char g[256];
 
-			fprintf(f, "# write filter: %s (Landlock ABI %d)%s; not covered: %s\n",
-				conf->supervise ? "landlock+supervisor" : "landlock", conf->ll.abi,
-				conf->why[0] ? "" : "", sg_gaps_str(conf->gaps, g, sizeof(g)));
+			if (sg_confine_is_bpf(conf))
+				fprintf(f, "# write filter: %s (%s, %u programs); not covered: %s\n",
+					sg_confine_backend_name(conf),
+					conf->binfo.reused ? "pinned programs reused"
+							   : "programs loaded and pinned",
+					conf->binfo.n_progs, sg_gaps_str(conf->gaps, g, sizeof(g)));
+			else
+				fprintf(f, "# write filter: %s (Landlock ABI %d); not covered: %s\n",
+					sg_confine_backend_name(conf), conf->ll.abi,
+					sg_gaps_str(conf->gaps, g, sizeof(g)));
 			if (conf->why[0])
 				fprintf(f, "# eBPF backends: %s\n", conf->why);
 		}

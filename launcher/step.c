@@ -209,7 +209,8 @@ static int started(void *ctx, pid_t pid)
 		if (s->roots->v[i].fd >= 0)
 			json_object_array_add(roots, sg_json_bytes(s->roots->v[i].resolved));
 	json_object_object_add(rec, "pid", json_object_new_int64(pid));
-	json_object_object_add(rec, "uid", json_object_new_int64(getuid()));
+	/* The step's uid: on eBPF this process stays root while the step does not. */
+	json_object_object_add(rec, "uid", json_object_new_int64(s->user->uid));
 	json_object_object_add(rec, "command", argv_json(s));
 	if (getcwd(cwd, sizeof(cwd)))
 		json_object_object_add(rec, "cwd", sg_json_bytes(cwd));
