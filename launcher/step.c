@@ -171,6 +171,26 @@ static int bpf_event(const struct sg_event *ev, void *ctx)
 	return 0;
 }
 
+/*
+ * A fmod_ret program the kernel skips because it is already running on
+ * that CPU (possible under full preemption) decides nothing, and the call
+ * goes through.  The kernel counts such misses per program: their sum
+ * before and after the step tells whether any check may have been skipped
+ * while it ran (by this step or another process: the programs are shared).
+ */
+static uint64_t recursion_misses(struct sg_bpf *b)
+{
+	struct sg_bpf_prog progs[64];
+	uint64_t sum = 0;
+	size_t n = 0;
+
+	if (!b || sg_bpf_progs(b, progs, sizeof(progs) / sizeof(progs[0]), &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		sum += progs[i].recursion_misses;
+	return sum;
+}
+
 static int step_forked(void *ctx, pid_t pid)
 {
 	struct run_state *st = ctx;
@@ -378,6 +398,7 @@ int sg_step_run(struct sg_step_ctx *s)
 	struct run_state st;
 	struct sg_child_ops ops;
 	char msg[1024] = "", *path = NULL;
+	uint64_t misses_before = 0;
 	int r, status = 0, code;
 
 	memset(&st, 0, sizeof(st));
@@ -422,6 +443,7 @@ int sg_step_run(struct sg_step_ctx *s)
 	if (!s->o->quiet)
 		start_line(&st);
 
+	misses_before = recursion_misses(st.conf.bpf);
 	ops = (struct sg_child_ops){ step_confine_child, step_forked, started, watch_fd, ready, &st };
 	code = sg_spawn(s->o->argv, s->env, &ops, &status, msg, sizeof(msg));
 	if (msg[0])
@@ -451,6 +473,25 @@ int sg_step_run(struct sg_step_ctx *s)
 		json_object_object_add(rec, "exit", json_object_new_int(code));
 		json_object_object_add(rec, "denials", json_object_new_int64((int64_t)st.denials));
 		json_object_object_add(rec, "lost", json_object_new_int64((int64_t)lost));
+		if (st.conf.bpf) {
+			uint64_t missed = recursion_misses(st.conf.bpf) - misses_before;
+
+			json_object_object_add(rec, "recursion_misses",
+					       json_object_new_int64((int64_t)missed));
+			if (missed) {
+				/*
+				 * Some write may have gone unchecked: say so loudly and
+				 * fail the step, rather than vouch for it in silence.
+				 */
+				fprintf(stderr,
+					"stepguard: the kernel skipped the eBPF filter %llu times while the step ran "
+					"(fmod_ret recursion under full preemption); its writes cannot be vouched for\n",
+					(unsigned long long)missed);
+				if (code == 0)
+					code = SG_EXIT_CONFINE;
+				json_object_object_add(rec, "exit", json_object_new_int(code));
+			}
+		}
 		json_object_object_add(rec, "backend", json_object_new_string(backend_name(&st)));
 		json_object_object_add(rec, "policy_digest",
 				       json_object_new_string(s->policy_digest));
