@@ -418,6 +418,15 @@ int sg_step_run(struct sg_step_ctx *s)
 		return SG_EXIT_CONFINE;
 	}
 	free(path);
+	/*
+	 * The digest is for the log's records only: hashing the merged policy
+	 * on every start of every step would be paid for nothing without one.
+	 */
+	if (st.log.fd >= 0 && sg_policy_digest(s->p, s->policy_digest, sizeof(s->policy_digest)) < 0) {
+		fprintf(stderr, "stepguard: out of memory; the step was not run\n");
+		sg_log_close(&st.log);
+		return SG_EXIT_CONFINE;
+	}
 
 	r = sg_confine_prepare(&st.conf, s->p, s->eff->filter, s->eff->mode, s->roots, msg,
 			       sizeof(msg));

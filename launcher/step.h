@@ -15,7 +15,7 @@ struct sg_step_ctx {
 	const struct sg_roots *roots;
 	const struct sg_user *user;
 	char **env;                /* the step's environment */
-	const char *policy_digest; /* "sha256:..." */
+	char policy_digest[80];    /* "sha256:...", filled by sg_step_run when it logs */
 };
 
 /*
