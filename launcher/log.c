@@ -81,19 +81,25 @@ json_object *sg_json_bytes(const char *s)
 	return o;
 }
 
-void sg_log_time(char buf[32])
+void sg_log_format_time(const struct timespec *ts, char buf[32])
 {
-	struct timespec ts;
 	struct tm tm;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	/* The year is four digits until 9999; the cast keeps the compiler sure of it. */
+	gmtime_r(&ts->tv_sec, &tm);
+	/* The year is four digits until 9999; the casts keep the compiler sure of it. */
 	snprintf(buf, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%06luZ",
 		 (unsigned)(tm.tm_year + 1900) % 10000u, (unsigned)(tm.tm_mon + 1) % 100u,
 		 (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,
 		 (unsigned)tm.tm_min % 100u, (unsigned)tm.tm_sec % 100u,
-		 (unsigned long)ts.tv_nsec / 1000ul % 1000000ul);
+		 (unsigned long)ts->tv_nsec / 1000ul % 1000000ul);
+}
+
+void sg_log_time(char buf[32])
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	sg_log_format_time(&ts, buf);
 }
 
 /*

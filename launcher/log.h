@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 #include <stddef.h>
+#include <time.h>
 
 struct sg_log {
 	int fd;           /* -1: no log */
@@ -36,5 +37,6 @@ size_t sg_escape_bytes(const char *s, char *buf, size_t len);
 
 /* RFC 3339 UTC with microseconds: 2026-11-29T19:06:30.123456Z */
 void sg_log_time(char buf[32]);
+void sg_log_format_time(const struct timespec *ts, char buf[32]);
 
 #endif

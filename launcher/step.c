@@ -87,22 +87,16 @@ static const char *backend_name(const struct run_state *st)
 /* Realtime of an event stamped with CLOCK_BOOTTIME in the kernel. */
 static void event_time(uint64_t boot_ns, char buf[32])
 {
-	struct timespec rt, bt;
+	struct timespec rt, bt, at;
 	int64_t ns;
-	time_t sec;
-	struct tm tm;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_BOOTTIME, &bt);
 	ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec -
 	     ((int64_t)bt.tv_sec * 1000000000 + bt.tv_nsec - (int64_t)boot_ns);
-	sec = (time_t)(ns / 1000000000);
-	gmtime_r(&sec, &tm);
-	snprintf(buf, 32, "%04u-%02u-%02uT%02u:%02u:%02u.%06luZ",
-		 (unsigned)(tm.tm_year + 1900) % 10000u, (unsigned)(tm.tm_mon + 1) % 100u,
-		 (unsigned)tm.tm_mday % 100u, (unsigned)tm.tm_hour % 100u,
-		 (unsigned)tm.tm_min % 100u, (unsigned)tm.tm_sec % 100u,
-		 (unsigned long)(ns % 1000000000) / 1000ul % 1000000ul);
+	at.tv_sec = (time_t)(ns / 1000000000);
+	at.tv_nsec = (long)(ns % 1000000000);
+	sg_log_format_time(&at, buf);
 }
 
 static json_object *event_path(const struct sg_event *ev, int which, bool *cut)
