@@ -197,6 +197,11 @@ mnt tmpfs /tmp mode=1777,nosuid,nodev
 mnt tmpfs /var/tmp mode=1777,nosuid,nodev
 mnt devpts /dev/pts mode=0620,ptmxmode=0666,nosuid,noexec
 mnt tmpfs /dev/shm mode=1777,nosuid,nodev
+# What udev would link: bash's process substitution opens /dev/fd/N.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
 # Kernel messages would interleave with the test lines on the one console;
 # the guest library reads dmesg instead.
 dmesg -n 1

@@ -24,8 +24,9 @@
 #
 # Environment: SG_VM_JOBS boots at a time (default: the number of CPUs),
 # SG_VM_SMP CPUs and SG_VM_MEM MiB per VM (1, 1024), SG_VM_TIMEOUT seconds
-# per boot (180), SG_VM_OFFLINE=1 to boot only what the cache holds,
-# SG_VM_CACHE (tests/vm/cache), SG_VM_KERNEL_METAS (see fetch-kernels.sh).
+# per boot (900: a boot runs up to three passes of the adversarial suite), SG_VM_OFFLINE=1 to boot only what the cache holds,
+# SG_VM_CACHE (tests/vm/cache), SG_VM_KERNEL_METAS (see fetch-kernels.sh),
+# SG_VM_APPEND more kernel arguments (e.g. sg.adv=bpf-fmod:root, see t/50-adversarial.sh).
 set -euo pipefail
 export LC_ALL=C
 
@@ -47,7 +48,7 @@ usage() {
 	echo "usage: $0 [--kernel RELEASE]... [--config bpf|nobpf|nolandlock]... [--jobs N] [--timeout S] [--verbose] [FILE|SRC:DEST]..." >&2
 	exit 64
 }
-want_kernels=() configs=() jobs=${SG_VM_JOBS:-$(nproc)} timeout=${SG_VM_TIMEOUT:-180} verbose=0
+want_kernels=() configs=() jobs=${SG_VM_JOBS:-$(nproc)} timeout=${SG_VM_TIMEOUT:-900} verbose=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) want_kernels+=("${2?}"); shift 2 ;;
@@ -125,6 +126,18 @@ for f in /usr/sbin/mke2fs:/usr/sbin/mkfs.ext4 /etc/mke2fs.conf:/etc/mke2fs.conf 
 	/usr/bin/setfattr:/usr/bin/setfattr /usr/bin/getfattr:/usr/bin/getfattr; do
 	[ -e "${f%%:*}" ] && files+=("$f")
 done
+# The adversarial suite (t/50-adversarial.sh runs tests/host/run.sh) is a
+# bash script written for GNU tools; they go under /opt/gnu/bin, which only
+# that test puts first in PATH (the other guest tests use busybox).
+files+=("$top/tests/host/run.sh:/usr/local/share/stepguard/adversarial.sh")
+for tool in bash env timeout mktemp realpath stat touch id grep sed diff cut head tail \
+	tr sort ls rm mkdir chmod chown cp ln cat sleep readlink setpriv losetup getent wc; do
+	if p=$(type -P "$tool"); then
+		files+=("$p:/opt/gnu/bin/$tool")
+	else
+		say "no $tool on this machine: the adversarial suite in the VM will fail"
+	fi
+done
 for f in "$here"/t/*.sh; do
 	files+=("$f:/tests/$(basename "$f")")
 done
@@ -189,7 +202,7 @@ report() {
 boot() {  # ID RELEASE CONFIG
 	local t=$EPOCHREALTIME st=0
 	: > "$run/$1.log"
-	"$here/boot.sh" --kernel "$2" --initrd "$run/$2.cpio.gz" --append "${lsm_of[$3]}" \
+	"$here/boot.sh" --kernel "$2" --initrd "$run/$2.cpio.gz" --append "${lsm_of[$3]}${SG_VM_APPEND:+ $SG_VM_APPEND}" \
 		--timeout "$timeout" --smp "${SG_VM_SMP:-1}" --mem "${SG_VM_MEM:-1024}" \
 		--log "$run/$1.log" 2> "$run/$1.boot" || st=$?
 	echo "$st" > "$run/$1.status"

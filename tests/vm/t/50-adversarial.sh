@@ -1,0 +1,104 @@
+# 50-adversarial.sh — the adversarial suite (tests/host/run.sh) inside the
+# VM, through the backends this boot can provide, each named with
+# --filter so that nothing falls back to another backend unseen:
+#
+#   boot with bpf in lsm=      bpf-lsm as root; landlock as the unprivileged sgtest
+#   boot without bpf           bpf-fmod as root and as sudo:sgtest (stepguard
+#                              started by root with SUDO_UID); landlock as root
+#   boot without Landlock      nothing here (10-stepguard proves the refusal)
+#
+# Every case of every pass is one result line,
+#     VMTEST adv.<backend>.<user>/<case> PASS|FAIL|SKIP <what>
+# so a regression names the case, the backend, the user and the kernel.
+# The suite judges each case from outside (the file system afterwards)
+# and first runs it unconfined to prove that it can land: a case that does
+# not land even unconfined on this kernel is a SKIP with the reason.
+#
+# sg.adv=BACKEND:USER,... on the kernel command line (SG_VM_APPEND of
+# tests/vm/run.sh) chooses the passes instead, e.g. sg.adv=bpf-fmod:root
+# for a quick look, sg.adv=ebpf:root for the one eBPF backend the boot
+# enforces with (what `make asan` runs); sg.adv=none turns the suite off.
+
+SUITE=/usr/local/share/stepguard/adversarial.sh
+GNU=/opt/gnu/bin
+
+for need in stepguard adversary; do
+	if ! command -v "$need" > /dev/null; then
+		skip adversarial "$need is not in the image (not built)"
+		return 0
+	fi
+done
+if [ ! -r "$SUITE" ] || [ ! -x "$GNU/bash" ]; then
+	skip adversarial "the suite or its GNU tools are not in the image (see tests/vm/run.sh)"
+	return 0
+fi
+
+# Which passes this boot runs.  The unconfined half of each case depends
+# on the kernel and the user, not on the backend: it runs once per user
+# and boot (SG_ADV_SANITY_CACHE), so a second backend for the same user
+# costs about half a pass.
+if vm_lsm_active bpf; then
+	passes="bpf-lsm:root landlock:sgtest"
+elif vm_lsm_active landlock; then
+	# sudo:sgtest on bpf-fmod is how GitHub's runners run it.
+	passes="bpf-fmod:root landlock:root bpf-fmod:sudo:sgtest"
+else
+	skip adversarial "Landlock is off in this boot: every unprivileged step is refused (10-stepguard)"
+	return 0
+fi
+want=$(vm_cmdline sg.adv)
+case $want in
+'') ;;
+none) skip adversarial "sg.adv=none on the kernel command line"; return 0 ;;
+*) passes=$(echo "$want" | tr ',' ' ') ;;
+esac
+
+# The tree lives on ext4, not tmpfs: real inodes, user xattrs on 6.1
+# (tmpfs has them only from 6.6), inode flags (chattr), and set-user-ID
+# programs that run (the initramfs mounts /var/tmp nosuid).
+img=/run/adv-ext4.img
+if ! { dd if=/dev/zero of="$img" bs=1M count=0 seek=192 2> /dev/null &&
+	mkfs.ext4 -q -F "$img" && mount -o loop "$img" /var/tmp; } > /run/adv-mount.out 2>&1; then
+	vm_show < /run/adv-mount.out
+	fail adversarial "could not mount an ext4 image on /var/tmp for the suite's tree"
+	return 0
+fi
+chmod 1777 /var/tmp
+# A second group for sgtest, so that chgrp is an attack it can make.
+grep -q '^sgtest-alt:' /etc/group || echo 'sgtest-alt:x:1001:sgtest' >> /etc/group
+
+sanity=/run/adv-sanity
+mkdir -p "$sanity" && chmod 1777 "$sanity"
+
+for pass in $passes; do
+	backend=${pass%%:*} who=${pass#*:}
+	# "ebpf": the eBPF backend this boot enforces with (sg.adv=ebpf:root).
+	if [ "$backend" = ebpf ]; then
+		if vm_lsm_active bpf; then backend=bpf-lsm; else backend=bpf-fmod; fi
+	fi
+	tag="adv.$backend.$(echo "$who" | tr ':' '-')"
+	out=/run/$tag.out
+	start=$(awk '{ print $1 }' /proc/uptime)
+	# GNU tools first for the harness (the steps themselves get PATH
+	# /usr/local/bin:/usr/bin:/bin, busybox, as the suite sets).
+	PATH=$GNU:$PATH SG_ADV_SANITY_CACHE=$sanity STEPGUARD=$(command -v stepguard) ADVERSARY=$(command -v adversary) \
+		"$GNU/bash" "$SUITE" --as "$who" --filter "$backend" > "$out" 2>&1
+	st=$?
+	secs=$(awk -v a="$start" '{ printf "%.0f", $1 - a }' /proc/uptime)
+	# Result lines are "STATUS KIND NAME WHAT"; the lines under a FAIL
+	# say what landed, and are shown as they are.
+	sed -n 's/^\(PASS\|FAIL\|SKIP\) \(deny\|allow\) *\([^ ]*\) *\(.*\)$/\1 \3 \4/p' "$out" |
+		while read -r r name what; do
+			vm_result "$r" "$tag/$name" "$what"
+		done
+	grep -v '^\(PASS\|SKIP\) ' "$out" | grep -v '^VMTEST' | vm_show
+	summary=$(grep '^adversarial: ' "$out" | tail -n 1)
+	if [ -z "$summary" ]; then
+		fail "$tag" "the suite did not finish (exit $st)"
+	elif [ "$st" != 0 ]; then
+		fail "$tag" "exit $st: $summary"
+	else
+		pass "$tag" "$summary in $secs s"
+	fi
+done
+umount /var/tmp 2> /dev/null || vm_show < /dev/null
