@@ -26,7 +26,18 @@ static const struct {
 	{ SG_GAP_TRUNCATE, "truncate", "truncation" },
 	{ SG_GAP_IOCTL_DEV, "ioctl-dev", "ioctl on device files" },
 	{ SG_GAP_SCOPING, "scoping", "signals and abstract sockets out of the step" },
+	{ SG_GAP_ABSTRACT, "abstract-sockets", "abstract sockets out of the step" },
 };
+
+const char *sg_gap_name(unsigned i)
+{
+	return i < sizeof(gap_names) / sizeof(gap_names[0]) ? gap_names[i].name : NULL;
+}
+
+unsigned sg_gap_bit(unsigned i)
+{
+	return i < sizeof(gap_names) / sizeof(gap_names[0]) ? gap_names[i].gap : 0;
+}
 
 int sg_gap_parse(const char *word, unsigned *out)
 {
@@ -167,14 +178,46 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 			    bad ? bad->path : "(none)", strerror(-c->ruleset_fd));
 
 	/*
-	 * Landlock leaves these to others.  Attributes (and truncation below
-	 * ABI 3) are writes, covered by the supervisor; ioctl on devices
+	 * Landlock leaves these to others.  Attributes and truncation by a
+	 * call that does not open for writing (TRUNCATE is left unhandled:
+	 * sg_landlock_rights_for_abi()) are writes, covered by the supervisor; ioctl on devices
 	 * (below ABI 5) and scoping (below 6) have no cover and are reported.
 	 */
 	if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_IOCTL_DEV)
 		c->gaps |= SG_GAP_IOCTL_DEV;
 	if (c->ll.missing_scope)
 		c->gaps |= SG_GAP_SCOPING;
+	return 0;
+}
+
+/*
+ * The eBPF filter judges writes by object, and signals and ptrace by
+ * scope, but an abstract UNIX socket has no object to judge and its
+ * listener no mark the program could read on every kernel (socket local
+ * storage is not available to fmod_ret programs).  Landlock's scoping (ABI
+ * 6) is the kernel's own answer: a scope-only ruleset, no file system
+ * rights handled, layered under the eBPF filter.  Without it the step can
+ * reach an abstract socket outside, which is reported, as Landlock's own
+ * missing scopes are.  The signal scope comes too: the eBPF program
+ * already refuses the same signals, and two refusals of one thing are
+ * harmless.
+ */
+static int prepare_bpf_scoping(struct sg_confine *c, char *msg, size_t len)
+{
+	struct sg_landlock_info scope = { 0 };
+	int abi = sg_landlock_abi();
+
+	c->ll.abi = abi > 0 ? abi : 0;
+	if (abi < 6) {
+		c->gaps |= SG_GAP_ABSTRACT;
+		return 0;
+	}
+	scope.abi = abi;
+	scope.scoped = SG_LANDLOCK_SCOPES;
+	c->ruleset_fd = sg_landlock_build(NULL, 0, &scope, NULL);
+	if (c->ruleset_fd < 0)
+		return fail(msg, len, c->ruleset_fd, "Landlock refused a scope-only ruleset: %s",
+			    strerror(-c->ruleset_fd));
 	return 0;
 }
 
@@ -203,6 +246,16 @@ static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, char *
 	if (r < 0)
 		return fail(msg, len, r, "cannot build the seccomp filter%s%s: %s",
 			    bad_name ? " at " : "", bad_name ? bad_name : "", strerror(-r));
+	return 0;
+}
+
+/* The filter's BPF, generated now, before fork (sg_seccomp_export()). */
+static int export_seccomp(struct sg_confine *c, char *msg, size_t len)
+{
+	int r = sg_seccomp_export(c->seccomp, &c->prog);
+
+	if (r < 0)
+		return fail(msg, len, r, "cannot generate the seccomp filter: %s", strerror(-r));
 	return 0;
 }
 
@@ -267,10 +320,17 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 	if (sg_confine_is_bpf(c)) {
 		/*
 		 * The eBPF filter covers every write, attributes included, and
-		 * can audit: no Landlock, no supervisor, no gaps.  seccomp still
-		 * removes the escape routes.
+		 * can audit: no Landlock file system rules, no supervisor, no
+		 * write gaps.  Landlock scopes abstract sockets where it can;
+		 * seccomp still removes the escape routes.
 		 */
-		return build_seccomp(c, p, msg, len);
+		r = prepare_bpf_scoping(c, msg, len);
+		if (r < 0)
+			return r;
+		r = build_seccomp(c, p, msg, len);
+		if (r < 0)
+			return r;
+		return export_seccomp(c, msg, len);
 	}
 
 	/* Landlock refuses; it cannot let a write through and log it. */
@@ -293,7 +353,7 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 	 * a kernel older than 5.14 (SECCOMP_ADDFD_FLAG_SEND) is known to lack
 	 * them, so find that out here, before the step starts.
 	 */
-	r = kernel_at_least(5, 14) ? sg_supervisor_add_rules(c->seccomp, c->ll.abi) : -EOPNOTSUPP;
+	r = kernel_at_least(5, 14) ? sg_supervisor_add_rules(c->seccomp) : -EOPNOTSUPP;
 	if (r == 0) {
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
@@ -315,7 +375,7 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 				    "Hint: to run anyway with this hole, name it in [stepguard] accept-gaps",
 				    sg_gaps_str(must, g, sizeof(g)), strerror(-r));
 	}
-	return 0;
+	return export_seccomp(c, msg, len);
 }
 
 int sg_confine_child(void *ctx, const char **stage)
@@ -384,8 +444,11 @@ int sg_confine_child(void *ctx, const char **stage)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
 
-	/* The write filter next, while every syscall is still allowed. */
-	if (!sg_confine_is_bpf(c)) {
+	/*
+	 * The write filter next, while every syscall is still allowed (on the
+	 * eBPF backends, Landlock's scopes only, where the kernel has them).
+	 */
+	if (c->ruleset_fd >= 0) {
 		*stage = "Landlock";
 		r = sg_landlock_restrict(c->ruleset_fd);
 		c->ruleset_fd = -1;
@@ -398,16 +461,14 @@ int sg_confine_child(void *ctx, const char **stage)
 	 * or blind what came before, and nothing after it needs them.
 	 */
 	*stage = "seccomp";
-	r = sg_seccomp_load(c->seccomp);
+	r = sg_seccomp_load(&c->prog, c->supervise);
 	if (r < 0)
 		return r;
 
 	if (c->supervise) {
-		int listener = seccomp_notify_fd(c->seccomp);
+		int listener = r;
 
 		*stage = "handing the supervisor its listener";
-		if (listener < 0)
-			return listener;
 		r = sg_send_fd(c->sock[1], listener);
 		close(listener);
 		close(c->sock[1]);
@@ -460,6 +521,7 @@ void sg_confine_free(struct sg_confine *c)
 		close(c->ruleset_fd);
 	if (c->seccomp)
 		seccomp_release(c->seccomp);
+	sg_seccomp_prog_free(&c->prog);
 	for (int i = 0; i < 2; i++) {
 		if (c->sock[i] >= 0)
 			close(c->sock[i]);

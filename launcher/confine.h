@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "bpf/loader.h"
+#include "launcher/seccomp.h"
 #include "launcher/landlock.h"
 #include "launcher/roots.h"
 #include "launcher/user.h"
@@ -25,6 +26,7 @@ enum sg_gap {
 	SG_GAP_TRUNCATE = 1 << 1,   /* truncate(2), O_TRUNC on read-only opens */
 	SG_GAP_IOCTL_DEV = 1 << 2,  /* ioctl on device files */
 	SG_GAP_SCOPING = 1 << 3,    /* signals and abstract sockets out of the step */
+	SG_GAP_ABSTRACT = 1 << 4,   /* eBPF: abstract sockets out of the step */
 };
 
 struct sg_confine {
@@ -32,6 +34,7 @@ struct sg_confine {
 	struct sg_landlock_info ll;
 	int ruleset_fd;
 	scmp_filter_ctx seccomp;
+	struct sg_seccomp_prog prog; /* its BPF, generated before fork */
 	bool supervise;          /* notify rules in the filter, listener to the parent */
 	int sock[2];             /* child [1] -> parent [0]: the listener */
 	unsigned gaps;           /* what nothing covers on this kernel (enum sg_gap) */
@@ -85,5 +88,8 @@ void sg_confine_free(struct sg_confine *c);
 /* "chmod/chown/utimes/xattr, truncate" for a gap mask. */
 const char *sg_gaps_str(unsigned gaps, char *buf, size_t len);
 int sg_gap_parse(const char *word, unsigned *out);
+/* The I-th gap's name and bit, in the order of the log (NULL and 0 past the last). */
+const char *sg_gap_name(unsigned i);
+unsigned sg_gap_bit(unsigned i);
 
 #endif

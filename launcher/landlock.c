@@ -141,14 +141,20 @@ void sg_landlock_rights_for_abi(int abi, struct sg_landlock_info *info)
 		fs |= LANDLOCK_ACCESS_FS_REFER;
 		denied &= ~LANDLOCK_ACCESS_FS_REFER;
 	}
-	if (abi >= 3) {
-		/*
-		 * ABI 3 (6.2): TRUNCATE.  Before it, truncate(2) and
-		 * open(O_RDONLY|O_TRUNC) outside the roots are not mediated:
-		 * a read-only open could still empty ~/.bashrc.
-		 */
-		fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-	}
+	/*
+	 * ABI 3 (6.2) adds TRUNCATE, and it is deliberately left unhandled on
+	 * every ABI: Landlock decides truncation at open() for every file
+	 * opened, read-only ones included, walking up from the file until a
+	 * rule grants it, to / for anything outside the roots.  Handled, it
+	 * made every read-only open 1.3x (2x six directories deep) what it
+	 * costs bare (docs/performance.md).  Truncation outside the roots is
+	 * still refused: by WRITE_FILE for every open that writes (and so
+	 * ftruncate), and by the supervisor for truncate(2) and for opens
+	 * with O_TRUNC on an access mode that does not write, which seccomp
+	 * sends it (sg_supervisor_add_rules()); openat2, whose flags no filter
+	 * can read, answers ENOSYS.  TRUNCATE therefore stays in missing_fs:
+	 * the launcher covers it with the supervisor, or refuses the step.
+	 */
 	/*
 	 * ABI 4 (6.7) adds TCP bind/connect.  Network is not the write
 	 * filter's business, and handling it would break every step that

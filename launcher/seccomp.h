@@ -10,6 +10,7 @@
 #ifndef SG_SECCOMP_H
 #define SG_SECCOMP_H
 
+#include <linux/filter.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -50,12 +51,28 @@ bool sg_seccomp_known_syscall(const char *name);
 int sg_seccomp_build(const struct sg_seccomp_opts *o, scmp_filter_ctx *out,
 		     const char **bad_name);
 
+/* A generated filter: classic BPF instructions, as seccomp(2) takes them. */
+struct sg_seccomp_prog {
+	struct sock_filter *insns;
+	unsigned short len;
+};
+
 /*
- * Load a built filter into the calling thread, which must have set
+ * Generate CTX's BPF program into *OUT (free with sg_seccomp_prog_free()),
+ * in the parent, before fork: the child then only loads it.  0 or -errno
+ * (-EPROTO if libseccomp produced an empty, ragged or too long program).
+ */
+int sg_seccomp_export(scmp_filter_ctx ctx, struct sg_seccomp_prog *out);
+void sg_seccomp_prog_free(struct sg_seccomp_prog *p);
+
+/*
+ * Load an exported filter into the calling thread, which must have set
  * no_new_privs already (-EPERM otherwise, even for root: the launcher's
  * order is fixed).  Loads into this thread only, so call it in the
- * single-threaded child, last before execve.  0 or -errno.
+ * single-threaded child, last before execve.  LISTENER: the filter has
+ * notify rules (sg_supervisor_add_rules()); ask the kernel for the
+ * listener and return its descriptor.  0 (or the listener) or -errno.
  */
-int sg_seccomp_load(scmp_filter_ctx ctx);
+int sg_seccomp_load(const struct sg_seccomp_prog *p, bool listener);
 
 #endif /* SG_SECCOMP_H */

@@ -70,12 +70,12 @@ static json_object *argv_json(const struct sg_step_ctx *s)
 
 static json_object *gaps_json(unsigned gaps)
 {
-	static const char *const names[] = { "attributes", "truncate", "ioctl-dev", "scoping" };
 	json_object *a = json_object_new_array();
+	const char *name;
 
-	for (unsigned i = 0; i < 4; i++)
-		if (gaps & (1u << i))
-			json_object_array_add(a, json_object_new_string(names[i]));
+	for (unsigned i = 0; (name = sg_gap_name(i)) != NULL; i++)
+		if (gaps & sg_gap_bit(i))
+			json_object_array_add(a, json_object_new_string(name));
 	return a;
 }
 

@@ -185,7 +185,7 @@ static int sg_add_listener_rule(scmp_filter_ctx ctx)
 	return sg_rule(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(seccomp), 1, &cmp);
 }
 
-int sg_supervisor_add_rules(scmp_filter_ctx ctx, int landlock_abi)
+int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 {
 	int r;
 
@@ -226,10 +226,13 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx, int landlock_abi)
 			return r;
 	}
 
-	/* From ABI 3 Landlock mediates truncation itself: keep opens cheap. */
-	if (landlock_abi >= 3)
-		return 0;
-
+	/*
+	 * Truncation by a call that does not open for writing: Landlock's
+	 * WRITE_FILE never sees it, and stepguard leaves Landlock's TRUNCATE
+	 * right (ABI 3) unhandled because it makes every read-only open walk
+	 * to / (see sg_landlock_rights_for_abi()).  So on every ABI:
+	 * truncate(2) and O_TRUNC without write access come here.
+	 */
 	r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(truncate), 0, NULL);
 	if (r < 0)
 		return r;

@@ -3,8 +3,9 @@
  * stepguard — the seccomp user-notification supervisor.
  *
  * Landlock does not mediate chmod, chown, utimes/utimensat or xattr
- * changes, and before ABI 3 it does not mediate truncate(2) nor
- * open(O_RDONLY|O_TRUNC).  The step's seccomp filter sends exactly those
+ * changes, and stepguard leaves its TRUNCATE right unhandled (it makes every
+ * read-only open walk to /), so truncate(2) and open(O_RDONLY|O_TRUNC)
+ * come here too.  The step's seccomp filter sends exactly those
  * calls to stepguard (the step's parent), which resolves the object the way
  * the kernel would, decides whether it lies beneath a writable root, and
  * then either performs the call itself on that very object and hands the
@@ -19,7 +20,7 @@
  * How the launcher uses it (see docs/supervisor.md, "Wiring"):
  *
  *   child:  no_new_privs; write filter; sg_seccomp_build();
- *           sg_supervisor_add_rules(ctx, abi); sg_seccomp_load(ctx);
+ *           sg_supervisor_add_rules(ctx); sg_seccomp_load(ctx);
  *           sg_send_fd(sock, seccomp_notify_fd(ctx)); close both; execve.
  *   parent: fd = sg_recv_fd(sock); sg_supervisor_new(&s, fd, roots, n, abi);
  *           poll(sg_supervisor_fd(s), POLLIN) -> sg_supervisor_handle(s, &ev)
@@ -37,12 +38,13 @@
 
 /*
  * Add the user-notification rules to a filter built by sg_seccomp_build():
- * the metadata calls on every ABI (constant action, no argument filter),
- * and on landlock_abi < 3 (0 or negative: no Landlock at all) truncate(2)
+ * the metadata calls (constant action, no argument filter), truncate(2),
  * and the open(2)/openat(2) calls whose flags combine O_TRUNC with an
- * access mode that Landlock does not check (read-only, or 3).  Calls that
- * the supervisor cannot read the arguments of (openat2 before ABI 3,
- * setxattrat, removexattrat, file_setattr) are answered ENOSYS so libc
+ * access mode that Landlock's WRITE_FILE does not check (read-only, or 3):
+ * stepguard leaves Landlock's TRUNCATE right unhandled on every ABI, for
+ * the cost of read-only opens (sg_landlock_rights_for_abi()).  Calls that
+ * the supervisor cannot read the arguments of (openat2, setxattrat,
+ * removexattrat, file_setattr) are answered ENOSYS so libc
  * falls back to the calls above.  A name libseccomp does not know adds no
  * rule: its number lies above libseccomp's table, where sg_seccomp_build()
  * already answers ENOSYS.
@@ -54,7 +56,7 @@
  * refusal.  0 or -errno (-EOPNOTSUPP: libseccomp or the kernel lacks user
  * notification, or this is not a 64-bit architecture).
  */
-int sg_supervisor_add_rules(scmp_filter_ctx ctx, int landlock_abi);
+int sg_supervisor_add_rules(scmp_filter_ctx ctx);
 
 /* Why a call was refused (sg_sup_event.why). */
 enum sg_sup_why {
@@ -85,7 +87,7 @@ struct sg_supervisor;
  * Takes ownership of listener_fd (closed by sg_supervisor_free(), and on
  * failure).  roots: the writable roots, O_PATH descriptors the launcher
  * opened once; the supervisor keeps duplicates, so the caller may close
- * its own.  landlock_abi: as given to sg_supervisor_add_rules().
+ * its own.  landlock_abi: the Landlock ABI of the step's domain.
  *
  * Probes what the supervisor needs and refuses to start without it:
  * -EOPNOTSUPP when the kernel lacks SECCOMP_ADDFD_FLAG_SEND (5.14), openat2

@@ -373,7 +373,8 @@ static int sg_do_removexattr(struct sg_job *j)
 }
 
 /*
- * truncate(2) needs no open file, so Landlock before ABI 3 never sees it.
+ * truncate(2) needs no open file, and stepguard leaves Landlock's TRUNCATE
+ * right unhandled (sg_landlock_rights_for_abi()), so Landlock never sees it.
  * We open the resolved inode for writing through /proc/self/fd/N (the same
  * permission check truncate(2) makes) and ftruncate it.  O_NONBLOCK: a
  * file lease would otherwise hold the whole supervisor until it is broken.
@@ -404,8 +405,8 @@ static int sg_do_truncate(struct sg_job *j)
 }
 
 /*
- * open(O_TRUNC) with an access mode Landlock does not check (read-only,
- * or 3) before ABI 3: we open the file ourselves and install the
+ * open(O_TRUNC) with an access mode Landlock's WRITE_FILE does not check
+ * (read-only, or 3): we open the file ourselves and install the
  * descriptor in the step (SECCOMP_ADDFD_FLAG_SEND answers the call with
  * its number, atomically).
  *

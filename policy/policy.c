@@ -286,9 +286,10 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 		*why = "a word not starting with \"-\"";
 		return w[0] != '-';
 	case W_GAP:
-		*why = "a gap name: attributes, truncate, ioctl-dev or scoping";
+		*why = "a gap name: attributes, truncate, ioctl-dev, scoping or abstract-sockets";
 		return strcmp(w, "attributes") == 0 || strcmp(w, "truncate") == 0 ||
-		       strcmp(w, "ioctl-dev") == 0 || strcmp(w, "scoping") == 0;
+		       strcmp(w, "ioctl-dev") == 0 || strcmp(w, "scoping") == 0 ||
+		       strcmp(w, "abstract-sockets") == 0;
 	case W_FD: {
 		char *end;
 		long v;

@@ -150,6 +150,10 @@ static void test_sg_gaps_str_and_parse(void **state)
 	assert_null(strstr(buf, "truncate"));
 	assert_int_equal(sg_gap_parse("truncate", &g), 0);
 	assert_int_equal(g, SG_GAP_TRUNCATE);
+	assert_int_equal(sg_gap_parse("abstract-sockets", &g), 0);
+	assert_int_equal(g, SG_GAP_ABSTRACT);
+	sg_gaps_str(SG_GAP_ABSTRACT, buf, sizeof(buf));
+	assert_string_equal(buf, "abstract-sockets (abstract sockets out of the step)");
 	assert_int_equal(sg_gap_parse("everything", &g), -22);
 }
 

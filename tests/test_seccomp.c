@@ -895,6 +895,19 @@ static void test_sg_seccomp_known_syscall_names(void **state)
 
 /* ---- sg_seccomp_load: the real kernel ---------------------------------- */
 
+/* What the launcher does: generate before fork (here: in the child), load. */
+static int export_and_load(scmp_filter_ctx ctx)
+{
+	struct sg_seccomp_prog prog;
+	int r = sg_seccomp_export(ctx, &prog);
+
+	if (r < 0)
+		return r;
+	r = sg_seccomp_load(&prog, false);
+	sg_seccomp_prog_free(&prog);
+	return r;
+}
+
 static bool seccomp_usable(const char **why)
 {
 	uint32_t act = SECCOMP_RET_KILL_PROCESS;
@@ -959,7 +972,7 @@ static void probe_confined(struct probe *r)
 	r->load = sg_seccomp_build(NULL, &ctx, NULL);
 	if (r->load < 0)
 		return;
-	r->load = sg_seccomp_load(ctx);
+	r->load = export_and_load(ctx);
 	seccomp_release(ctx);
 	if (r->load < 0)
 		return;
@@ -1094,7 +1107,7 @@ static void probe_without_nnp(struct probe *r)
 	r->load = sg_seccomp_build(NULL, &ctx, NULL);
 	if (r->load < 0)
 		return;
-	r->load = sg_seccomp_load(ctx);
+	r->load = export_and_load(ctx);
 	seccomp_release(ctx);
 	/* Had it loaded anyway, ptrace would now be EPERM, not ESRCH. */
 	errno = 0;
@@ -1116,7 +1129,13 @@ static void test_sg_seccomp_load_requires_no_new_privs(void **state)
 	assert_int_equal(r.load, -EPERM);
 	assert_int_equal(r.ptrace_ret, -1);
 	assert_int_equal(r.ptrace_err, ESRCH);
-	assert_int_equal(sg_seccomp_load(NULL), -EINVAL);
+	assert_int_equal(sg_seccomp_load(NULL, false), -EINVAL);
+	{
+		struct sg_seccomp_prog empty = { 0 };
+
+		assert_int_equal(sg_seccomp_load(&empty, false), -EINVAL);
+		assert_int_equal(sg_seccomp_export(NULL, &empty), -EINVAL);
+	}
 }
 
 #if defined(__x86_64__) && !defined(__ILP32__)
@@ -1149,7 +1168,7 @@ static int status_of(long (*fn)(void), bool confined)
 		if (confined) {
 			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 			    sg_seccomp_build(NULL, &ctx, NULL) < 0 ||
-			    sg_seccomp_load(ctx) < 0)
+			    export_and_load(ctx) < 0)
 				_exit(90);
 		}
 		(void)fn();
