@@ -2608,6 +2608,95 @@ static int cmd_snaptree(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * tree OP:ARG...: the harness's fresh tree in one process (the suite also
+ * runs in software-emulated VMs, where every exec is expensive).  Not an
+ * attack; run outside stepguard.  In order:
+ *   rm:PATH          remove PATH and everything beneath it (no symlink is
+ *                    followed, a missing PATH is fine)
+ *   d:PATH           mkdir -p
+ *   f:PATH=TEXT      write TEXT and a newline, mode 0644 whatever the umask
+ *   t:PATH=EPOCH     atime and mtime, without following a symlink
+ *   x:PATH=NAME=VAL  setxattr; a file system without user xattrs is no error
+ *                    (the cases that need them are skipped by their sanity run)
+ * Exits 1 at the first other failure, naming it.
+ */
+static int tree_rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT) {
+		fprintf(stderr, "adversary tree: remove %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int tree_mkdir_p(char *path)
+{
+	for (char *p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = c;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+static int cmd_tree(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		char *kind = argv[i], *arg = strchr(kind, ':'), *val;
+		int r = 0;
+
+		if (!arg)
+			return usage_error("tree OP:ARG... (rm: d: f:PATH=TEXT t:PATH=EPOCH x:PATH=NAME=VAL)");
+		*arg++ = '\0';
+		val = strchr(arg, '=');
+		if (strcmp(kind, "rm") == 0) {
+			r = nftw(arg, tree_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+			if (r < 0 && errno == ENOENT)
+				r = 0;
+		} else if (strcmp(kind, "d") == 0) {
+			r = tree_mkdir_p(arg);
+		} else if (val && strcmp(kind, "f") == 0) {
+			int fd;
+
+			*val++ = '\0';
+			fd = open(arg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			r = fd < 0 || dprintf(fd, "%s\n", val) < 0 || fchmod(fd, 0644) < 0 ? -1 : 0;
+			if (fd >= 0)
+				close(fd);
+		} else if (val && strcmp(kind, "t") == 0) {
+			struct timespec ts[2] = { { .tv_sec = atol(val + 1) }, { .tv_sec = atol(val + 1) } };
+
+			*val = '\0';
+			r = utimensat(AT_FDCWD, arg, ts, AT_SYMLINK_NOFOLLOW);
+		} else if (val && strcmp(kind, "x") == 0) {
+			char *v2 = strchr(val + 1, '=');
+
+			if (!v2)
+				return usage_error("tree x:PATH=NAME=VALUE");
+			*val++ = '\0';
+			*v2++ = '\0';
+			if (setxattr(arg, val, v2, strlen(v2), 0) < 0 && errno != ENOTSUP)
+				r = -1;
+		} else {
+			return usage_error("tree OP:ARG... (rm: d: f:PATH=TEXT t:PATH=EPOCH x:PATH=NAME=VAL)");
+		}
+		if (r != 0) {
+			fprintf(stderr, "adversary tree: %s:%s: %s\n", kind, arg, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 
 static const struct {
@@ -2695,13 +2784,14 @@ static const struct {
 	{ "deep-tree", cmd_deep_tree, "DIR N" },
 	{ "snapshot", cmd_snapshot, "PATH...: one judging line per path (harness)" },
 	{ "snaptree", cmd_snaptree, "DIR [EXCLUDE...]: judging lines for a tree (harness)" },
+	{ "tree", cmd_tree, "OP:ARG...: the harness's fresh tree (rm: d: f: t: x:), harness" },
 };
 
 /* Subcommands the harness runs outside stepguard: no "start" line. */
 static bool is_harness_helper(const char *name)
 {
 	static const char *const helpers[] = {
-		"snapshot", "snaptree", "getxattr", "get-handle", "victim", "pty-run", "deputy-serve",
+		"snapshot", "snaptree", "tree", "getxattr", "get-handle", "victim", "pty-run", "deputy-serve",
 	};
 
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)

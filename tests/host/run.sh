@@ -243,27 +243,20 @@ cleanup() {
 	rm -rf "$BASE" "$LOGD"
 	rm -f "$T".* /dev/shm/"$SHM".* 2>/dev/null
 }
-xattr_set() { "$ADV" setxattr "$@" >/dev/null 2>&1; }
 
 # The fresh tree every run of every case starts from.
 # (finish() swept the processes of the run before.)  The suite runs in
-# software-emulated VMs too, where every exec costs: one rm, not two.
+# software-emulated VMs too, where every exec costs: `adversary tree`
+# removes and rebuilds it in one process.  1580609922 is
+# 2020-02-02 02:18:42 UTC, an mtime no step leaves behind by chance.
 reset_tree() {
-	rm -rf "${BASE:?}"/* "${BASE:?}"/.[!.]* "$T".* /dev/shm/"$SHM".* 2>/dev/null
-	mkdir -p "$W/sub" "$W/mnt" "$S" "$H/emptydir" "$H/dir" "$X" || return 1
-	printf 'inside\n' >"$W/in.txt"
-	printf 'bee\n' >"$W/b.txt"
-	printf 'f\n' >"$W/f"
-	printf 'profile\n' >"$H/.profile"
-	printf 'bashrc\n' >"$H/.bashrc"
-	printf 'dirfile\n' >"$H/dir/f"
-	printf 'sibling\n' >"$S/f.txt"
-	printf 'parent\n' >"$P/p.txt"
-	chmod 644 "$H/.profile" "$H/.bashrc" "$W/in.txt"
-	touch -d '2020-02-02 02:02:02' "$H/.profile" "$H/.bashrc" "$S/f.txt"
-	xattr_set "$H/.profile" user.keep yes
-	xattr_set "$W/in.txt" user.keep yes
-	return 0
+	local -a old=("${BASE:?}"/* "${BASE:?}"/.[!.]* "$T".* /dev/shm/"$SHM".*)
+	"$ADV" tree "${old[@]/#/rm:}" \
+		d:"$W/sub" d:"$W/mnt" d:"$S" d:"$H/emptydir" d:"$H/dir" d:"$X" \
+		f:"$W/in.txt=inside" f:"$W/b.txt=bee" f:"$W/f=f" f:"$H/.profile=profile" \
+		f:"$H/.bashrc=bashrc" f:"$H/dir/f=dirfile" f:"$S/f.txt=sibling" f:"$P/p.txt=parent" \
+		t:"$H/.profile=1580609922" t:"$H/.bashrc=1580609922" t:"$S/f.txt=1580609922" \
+		x:"$H/.profile=user.keep=yes" x:"$W/in.txt=user.keep=yes"
 }
 
 snap() {
