@@ -8,7 +8,7 @@
 #
 #   --quick      a smoke run (a few iterations, seconds): checks that the
 #                benchmark works, judges no budget; CI runs this
-#   --only LIST  comma-separated subset of startup,syscalls,build
+#   --only LIST  comma-separated subset of startup,syscalls,build,vm
 #   --out FILE   where the Markdown goes (default: docs/performance.md for
 #                a full run of everything, else $BUILD/bench/performance.md)
 #
@@ -22,10 +22,16 @@
 #   2. syscalls inside a step: bench/sysbench bare and under stepguard,
 #      alternately;
 #   3. a real build: a generated C project, make -j2, bare and confined,
-#      alternately, each from a clean output directory.
+#      alternately, each from a clean output directory;
+#   4. the eBPF backends (bpf-lsm, bpf-fmod), which this kind of host
+#      refuses to load: bench/vm.sh boots the newest cached kernel of
+#      tests/vm twice in QEMU (software emulation, so ratios only) and runs
+#      bench/vm-guest.sh there: warm and cold start, the syscalls bare,
+#      unconfined with the programs attached, and confined.
 # All in a tmpfs work directory, so disk noise does not hide the filter's
 # cost.  A missed budget is reported, not an error: the exit status is
-# non-zero only when the benchmark itself could not run.
+# non-zero only when the benchmark itself could not run (a VM that fails
+# to boot or to load the programs is reported in the table, not an error).
 set -euo pipefail
 umask 022
 export LC_ALL=C
@@ -34,14 +40,15 @@ die() { echo "bench: $*" >&2; exit 1; }
 note() { echo "bench: $*" >&2; }
 
 QUICK=0
-ONLY=startup,syscalls,build
+ALL=startup,syscalls,build,vm
+ONLY=$ALL
 OUT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1; shift ;;
 	--only) ONLY=${2:?--only needs a list}; shift 2 ;;
 	--out) OUT=${2:?--out needs a file}; shift 2 ;;
-	-h|--help) sed -n '4,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,34p' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
@@ -58,7 +65,7 @@ OUTDIR=$BUILD/bench
 mkdir -p "$OUTDIR"
 rm -f "$OUTDIR"/*.tsv "$OUTDIR"/*.skip "$OUTDIR"/meta.env
 if [ -z "$OUT" ]; then
-	if [ $QUICK = 0 ] && [ "$ONLY" = startup,syscalls,build ]; then
+	if [ $QUICK = 0 ] && [ "$ONLY" = "$ALL" ]; then
 		OUT=$SRC/docs/performance.md
 	else
 		OUT=$OUTDIR/performance.md
@@ -66,8 +73,9 @@ if [ -z "$OUT" ]; then
 fi
 
 # Rounds, iterations and time limits.  The full run takes about two
-# minutes on a 2-core machine; the limits (runner -T) bound it on a slow
-# one, at the cost of fewer rounds (the table says how many ran).
+# minutes on a 2-core machine, plus 1.5-4 minutes for the VMs (bench/vm.sh
+# sets its own rounds); the limits (runner -T) bound it on a slow one, at
+# the cost of fewer rounds (the table says how many ran).
 if [ $QUICK = 1 ]; then
 	SU_ROUNDS=3 SU_BATCH=2 SU_LIMIT=20
 	SC_ROUNDS=2 SC_N=1000 SC_LIMIT=20
@@ -171,7 +179,7 @@ fi
 
 # ---- 1. start-up -----------------------------------------------------------
 if want startup; then
-	note "1/3 start-up: $SU_ROUNDS rounds x $SU_BATCH runs per command"
+	note "1/4 start-up: $SU_ROUNDS rounds x $SU_BATCH runs per command"
 	cmds=(bare /bin/true
 		:: execwrap "$OUTDIR/execwrap" /bin/true
 		:: stepguard "$SG" -q -- /bin/true)
@@ -201,7 +209,7 @@ fi
 
 # ---- 2. syscalls inside a step --------------------------------------------
 if want syscalls; then
-	note "2/3 syscalls: $SC_ROUNDS rounds, $SC_N iterations per operation"
+	note "2/4 syscalls: $SC_ROUNDS rounds, $SC_N iterations per operation"
 	: > "$OUTDIR/syscalls.tsv"
 	# One untimed pair first: page cache, dentries, the binary's pages.
 	"$OUTDIR/sysbench" -n 100 "$W" "$DEEP" >/dev/null
@@ -221,7 +229,7 @@ fi
 
 # ---- 3. a real build ---------------------------------------------------------
 if want build; then
-	note "3/3 build: $BU_FILES C files, make -j2, $BU_ROUNDS rounds"
+	note "3/4 build: $BU_FILES C files, make -j2, $BU_ROUNDS rounds"
 	bash "$SRC/bench/gen.sh" "$W/proj" "$BU_FILES"
 	# The compiler's temporary files go to the work directory in both
 	# runs: under stepguard /tmp is not writable, and a CI step sets
@@ -229,6 +237,18 @@ if want build; then
 	TMPDIR=$W/tmp "$RUNNER" -C "$W/proj" -p 'rm -rf out' -r "$BU_ROUNDS" -n 1 -w 1 \
 		-T "$BU_LIMIT" -o "$OUTDIR/build.tsv" -- \
 		bare make -s -j2 :: stepguard "$SG" -q -w "$W" -- make -s -j2
+fi
+
+# ---- 4. eBPF backends in the VM ------------------------------------------
+# Last, so the emulator does not compete with the figures above.  Only
+# missing binaries fail here; a VM that cannot boot or load the programs
+# is a result the table reports.
+if want vm; then
+	note "4/4 eBPF in the VM (QEMU TCG)"
+	vm_args=(--out "$OUTDIR/vm.tsv")
+	[ $QUICK = 0 ] || vm_args+=(--quick)
+	STEPGUARD=$SG BUILD=$BUILD CC=$CC bash "$SRC/bench/vm.sh" "${vm_args[@]}" ||
+		die "bench/vm.sh could not run (see above)"
 fi
 
 # Other work on the machine shows in wall times; say how busy it was.
