@@ -89,13 +89,14 @@ static int try_bpf(struct sg_confine *c, enum sg_filter which, const struct sg_r
 	enum sg_bpf_mode m = which == SG_FILTER_BPF_LSM ? SG_BPF_LSM : SG_BPF_FMOD;
 	int *fds, r;
 	size_t n = 0, failed = 0;
-	char w[768];
 
-	r = sg_bpf_probe(m, w, sizeof(w));
-	if (r < 0) {
-		snprintf(why, len, "%s: %.700s", sg_filter_name(which), w[0] ? w : strerror(-r));
-		return r;
-	}
+	/*
+	 * No sg_bpf_probe() first: sg_bpf_open() checks the same (root,
+	 * BTF, bpffs, the active LSM list) and the hooks in BTF when it has
+	 * to load.  Reusing the pins reads no BTF at all; parsing the
+	 * kernel's few megabytes of it on every start made a warm eBPF start
+	 * cost twice a Landlock one (docs/performance.md).
+	 */
 	r = sg_bpf_open(m, &c->bpf, &c->binfo);
 	if (r < 0) {
 		/* the loader's reason can be long (a verifier log's tail): keep its start */
