@@ -381,7 +381,7 @@ run_step() {
 		# The step types into its terminal; after it, an unconfined shell
 		# reads one line from that terminal and runs it, as a user's
 		# interactive shell would.
-		(cd "$W" && "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "$ADV" pty-run /bin/bash -c \
+		(cd "$W" && "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "$ADV" pty-run "$BASH" -c \
 			'"$@"; read -t 1 -r line && eval "$line"' bash "${pre[@]}" "${O_CMD[@]}") \
 			>"$OUT" 2>&1 </dev/null
 	elif [ "$O_KILLPARENT" = 1 ]; then
