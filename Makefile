@@ -40,7 +40,18 @@ CFLAGS   += -std=gnu11 $(WARN) -fno-strict-aliasing -D_FORTIFY_SOURCE=2 \
 	-fstack-protector-strong $(SANFLAGS)
 CPPFLAGS += -I. -D_GNU_SOURCE -DSTEPGUARD_VERSION='"$(VERSION)"' \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PKGS))
+# The libraries are linked statically by default (libc stays shared, for
+# NSS): every CI step starts stepguard, and resolving seven shared
+# libraries was about a fifth of its start-up (docs/performance.md).  The
+# price: a security update of one of them needs a rebuild of stepguard
+# (the Debian package records them in Built-Using).  STATIC_LIBS=0 links
+# them shared, as a distribution may prefer.
+STATIC_LIBS ?= 1
+ifeq ($(STATIC_LIBS),1)
+LDLIBS   += -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PKGS)) -Wl,-Bdynamic
+else
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
+endif
 LDFLAGS  += $(SANFLAGS)
 
 POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c \
