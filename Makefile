@@ -183,20 +183,44 @@ install: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 	install -m 0644 man/stepguard.1 $(DESTDIR)$(MANDIR)/man1/stepguard.1
 	install -m 0644 man/stepguard.ini.5 $(DESTDIR)$(MANDIR)/man5/stepguard.ini.5
 	install -m 0644 $(RULES) $(DESTDIR)$(SYSCONFDIR)/stepguard/rules.d/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 completion/stepguard.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/stepguard
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/stepguard $(DESTDIR)$(PREFIX)/libexec/stepguard/stepguard-probe \
 		$(DESTDIR)$(MANDIR)/man1/stepguard.1 \
-		$(DESTDIR)$(MANDIR)/man5/stepguard.ini.5
+		$(DESTDIR)$(MANDIR)/man5/stepguard.ini.5 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/stepguard
 	rm -f $(addprefix $(DESTDIR)$(SYSCONFDIR)/stepguard/rules.d/,$(notdir $(RULES)))
 
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
 	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
-	bubblewrap
+	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+
+# Only what building stepguard needs, for a machine that installs it (the
+# GitHub Action, action.yml): no test tools, no VM packages.  BPFTOOL_DEB is
+# Debian's bpftool package; on Ubuntu, where bpftool comes with the kernel's
+# tools, give BPFTOOL_DEB="linux-tools-common linux-tools-$(uname -r)".
+BPFTOOL_DEB ?= bpftool
+DEB_BUILD_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
+	libjson-c-dev nettle-dev clang llvm $(BPFTOOL_DEB)
+.PHONY: deps-build
+deps-build:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD_PACKAGES)
+
+# The GitHub Action (its structure, and its steps run as a runner would:
+# an unprivileged user with sudo, in a private mount namespace), the Debian
+# package (built from a clean clone, unpacked into a throwaway root) and
+# the bash completion.  Needs root; see tests/pkg/run.sh.
+.PHONY: package-test
+package-test: $(BUILD)/stepguard
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/pkg/run.sh
 
 clean:
 	rm -rf build

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Structural checks of action.yml and docs/examples/factory.yml, and of
+what docs/ci.md and the examples say about stepguard's command line against
+the binary's --help.  Prints "ok NAME" or "FAIL NAME: why" per check, and
+writes the run: scripts to OUTDIR (for shellcheck).
+
+Usage: check_action.py TOP STEPGUARD OUTDIR
+"""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import yaml
+
+TOP, SG, OUTDIR = sys.argv[1], sys.argv[2], sys.argv[3]
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+results = []
+
+
+def check(name, cond, why=""):
+    results.append(bool(cond))
+    print(f"ok {name}" if cond else f"FAIL {name}: {why}")
+
+
+def load(rel):
+    with open(os.path.join(TOP, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def help_options(argv):
+    """The options of the option table: the lines that start with blanks
+    and a dash."""
+    out = subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+    table = "\n".join(line for line in out.splitlines() if re.match(r" +-", line))
+    return set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", table))
+
+
+# --- action.yml ---------------------------------------------------------------
+text = load("action.yml")
+try:
+    action = yaml.safe_load(text)
+    check("action.yml is YAML", isinstance(action, dict), "not a mapping")
+except yaml.YAMLError as e:
+    check("action.yml is YAML", False, str(e))
+    sys.exit(0)
+
+for key in ("name", "description", "runs"):
+    check(f"action.yml has {key}", bool(action.get(key)), "missing or empty")
+known = {"name", "author", "description", "inputs", "outputs", "runs", "branding"}
+check("action.yml has only metadata keys", set(action) <= known, str(set(action) - known))
+runs = action.get("runs") or {}
+check("runs.using is composite", runs.get("using") == "composite", str(runs.get("using")))
+steps = runs.get("steps") or []
+check("composite steps present", len(steps) > 0, "no steps")
+inputs = action.get("inputs") or {}
+outputs = action.get("outputs") or {}
+for name in ("policy", "log"):
+    check(f"input {name} declared, optional, described",
+          name in inputs and not (inputs[name] or {}).get("required", False)
+          and bool((inputs[name] or {}).get("description")), str(inputs.get(name)))
+check("output backend declared", "backend" in outputs, str(list(outputs)))
+
+ids = [s.get("id") for s in steps if s.get("id")]
+check("step ids unique", len(ids) == len(set(ids)), str(ids))
+used_inputs = set()
+for i, step in enumerate(steps):
+    label = step.get("name") or f"step {i + 1}"
+    check(f"action step '{label}' has a name", bool(step.get("name")), "no name")
+    if "run" in step:
+        check(f"action step '{label}' has shell:", step.get("shell") in ("bash", "sh"),
+              f"shell {step.get('shell')!r} (composite run steps need one)")
+        check(f"action step '{label}' has no expression in its script",
+              not EXPR.search(step["run"]),
+              "pass values through env:, never into the script")
+        with open(os.path.join(OUTDIR, f"action-{i + 1}.sh"), "w", encoding="utf-8") as f:
+            f.write("#!/bin/bash\n" + step["run"])
+    else:
+        check(f"action step '{label}' is a run step", False, "uses: steps are not expected")
+    for value in list((step.get("env") or {}).values()) + [step.get("if") or ""]:
+        for expr in EXPR.findall(str(value)):
+            m = re.fullmatch(r"inputs\.([A-Za-z0-9_-]+)", expr)
+            if m:
+                used_inputs.add(m.group(1))
+                check(f"'{label}': input {m.group(1)} declared", m.group(1) in inputs,
+                      "undeclared input")
+            else:
+                check(f"'{label}': expression {expr} is a context the action may use",
+                      re.fullmatch(r"(github\.action_path|github\.workspace|runner\.temp)", expr)
+                      is not None, "unexpected expression")
+check("every input is used", used_inputs == set(inputs), str(set(inputs) - used_inputs))
+for name, spec in outputs.items():
+    value = (spec or {}).get("value", "")
+    m = re.fullmatch(r"\$\{\{\s*steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)\s*\}\}", value)
+    check(f"output {name} is a step's output", m is not None, repr(value))
+    if not m:
+        continue
+    step = next((s for s in steps if s.get("id") == m.group(1)), None)
+    check(f"output {name}: step {m.group(1)} exists", step is not None, "no such step id")
+    if step:
+        script = step.get("run", "")
+        writes = re.search(rf"(^|[\"'f ]){re.escape(m.group(2))}=", script) and "GITHUB_OUTPUT" in script
+        check(f"output {name}: step {m.group(1)} writes {m.group(2)} to GITHUB_OUTPUT",
+              bool(writes), "not written")
+        check(f"output {name} described", bool((spec or {}).get("description")), "no description")
+
+scripts = "\n".join(s.get("run", "") for s in steps)
+for needle, what in (("stepguard --self-test --json", "runs the self-test with --json under sudo"),
+                     ("make -C \"$SG_SOURCE\" deps-build", "installs the build dependencies"),
+                     ("install PREFIX=/usr/local", "installs under /usr/local"),
+                     ("STEPGUARD_POLICY=", "exports STEPGUARD_POLICY"),
+                     ("STEPGUARD_LOG=", "exports STEPGUARD_LOG"),
+                     ("GITHUB_ENV", "writes GITHUB_ENV")):
+    check(f"action {what}", needle in scripts, f"no {needle!r}")
+check("action's self-test is run with sudo", "sudo stepguard --self-test" in scripts, "no sudo")
+
+# --- the example workflow -------------------------------------------------------
+try:
+    wf = yaml.safe_load(load("docs/examples/factory.yml"))
+except yaml.YAMLError as e:
+    check("factory.yml is YAML", False, str(e))
+    sys.exit(0)
+check("factory.yml is YAML", isinstance(wf, dict), "not a mapping")
+# PyYAML reads the key on: as the boolean true (YAML 1.1).
+check("factory.yml has on:", "on" in wf or True in wf, str(list(wf)))
+jobs = wf.get("jobs") or {}
+check("factory.yml has one job", len(jobs) == 1, str(list(jobs)))
+job = next(iter(jobs.values()))
+check("the job runs on ubuntu-24.04", job.get("runs-on") == "ubuntu-24.04", str(job.get("runs-on")))
+wsteps = job.get("steps") or []
+
+credentials = set()
+m = re.search(r"^\[credentials\][^\[]*?^variables\s*=\s*(.*)$", load("rules.d/10-defaults.ini"), re.M | re.S)
+if m:
+    credentials = set(m.group(1).split())
+check("credential variables read from rules.d", len(credentials) >= 1, "none found")
+for scope, env in (("workflow", wf.get("env") or {}), ("job", job.get("env") or {})):
+    check(f"no credential in the {scope}'s env", not credentials & set(env),
+          str(credentials & set(env)))
+
+act = [s for s in wsteps if str(s.get("uses", "")).split("@")[0].endswith("/stepguard")
+       or s.get("uses") == "./"]
+check("the example uses the action, with an id", len(act) == 1 and act[0].get("id"), str(act))
+if act:
+    check("the example passes the policy input", "policy" in (act[0].get("with") or {}),
+          str(act[0].get("with")))
+    check("the example's action inputs are declared",
+          set(act[0].get("with") or {}) <= set(inputs), str(act[0].get("with")))
+    i_act = wsteps.index(act[0])
+else:
+    i_act = len(wsteps)
+
+holders = [s for s in wsteps if credentials & set(s.get("env") or {})]
+check("exactly one step holds the credential", len(holders) == 1,
+      str([s.get("name") for s in holders]))
+for s in holders:
+    env = s.get("env") or {}
+    check("the credential comes from secrets",
+          all(re.fullmatch(r"\$\{\{\s*secrets\.[A-Z0-9_]+\s*\}\}", str(env[v]))
+              for v in credentials & set(env)), str(env))
+    run = s.get("run", "")
+    check("the model step runs claude under stepguard with --tools \"\"",
+          re.search(r"stepguard\b.*?--\s*\\?\s*claude\b.*?--tools \"\"", run, re.S) is not None, run)
+    check("the model step names its step (-s)", re.search(r"stepguard -s \w", run) is not None, run)
+    check("the model step comes after the action", wsteps.index(s) > i_act, "before the action")
+builds = [s for s in wsteps if s not in holders and "stepguard -s build" in s.get("run", "")]
+check("a build step under stepguard, without the credential", len(builds) == 1,
+      str([s.get("name") for s in builds]))
+last = wsteps[-1] if wsteps else {}
+check("the last step runs if: always()", str(last.get("if", "")).replace(" ", "") in
+      ("always()", "${{always()}}"), str(last.get("if")))
+check("the last step runs stepguard audit --github on the log",
+      re.search(r"stepguard audit --github \"\$STEPGUARD_LOG\"", last.get("run", "")) is not None,
+      last.get("run", ""))
+for i, s in enumerate(wsteps):
+    if "run" in s:
+        check(f"example step '{s.get('name')}' has no expression in its script",
+              not EXPR.search(s["run"]), "pass values through env:")
+        with open(os.path.join(OUTDIR, f"factory-{i + 1}.sh"), "w", encoding="utf-8") as f:
+            f.write("#!/bin/bash\n" + s["run"])
+    if "sudo" in s.get("run", "") and "stepguard -s" in s.get("run", ""):
+        check(f"example step '{s.get('name')}': sudo -E env PATH=... TMPDIR=... stepguard",
+              "sudo -E env \"PATH=$PATH\" \"TMPDIR=$TMPDIR\" stepguard" in s["run"], s["run"])
+
+# --- what the docs say about the command line -------------------------------------
+main_opts = help_options([SG, "--help"])
+audit_opts = help_options([SG, "audit", "--help"])
+check("--help lists options", {"--filter", "--mode", "--self-test", "--json"} <= main_opts,
+      str(sorted(main_opts)))
+check("audit --help lists options", {"--github", "--json", "--step"} <= audit_opts,
+      str(sorted(audit_opts)))
+man = load("man/stepguard.1")
+
+
+def stepguard_lines(text):
+    """The command lines that run stepguard, joined across backslashes."""
+    text = re.sub(r"\\\n\s*", " ", text)
+    for line in text.splitlines():
+        for m in re.finditer(r"(?<![\w/.-])stepguard((?:\s+[^\s`|;&)]+)*)", line):
+            yield m.group(0)
+
+
+docs = {rel: load(rel) for rel in ("docs/ci.md", "docs/examples/factory.yml", "action.yml",
+                                   "README.md")}
+for rel, text in docs.items():
+    seen = 0
+    for cmd in stepguard_lines(text):
+        try:
+            words = shlex.split(cmd, comments=False)
+        except ValueError:
+            words = cmd.split()
+        words = words[1:]
+        if "--" in words:
+            words = words[:words.index("--")]
+        opts = audit_opts if words[:1] == ["audit"] else main_opts
+        for w in words:
+            if re.fullmatch(r"--?[a-z][a-z-]*(=.*)?", w):
+                seen += 1
+                name = w.split("=")[0]
+                if name not in opts:
+                    check(f"{rel}: stepguard option {name} exists", False, cmd)
+    check(f"{rel}: stepguard's options it uses were found and exist ({seen})", seen > 0,
+          "no stepguard option found: is the extraction broken?")
+    # anywhere, prose included
+    for w in re.findall(r"--filter[= ]([a-z+-]+)", text):
+        check(f"{rel}: --filter {w} is a backend", w in ("auto", "bpf-lsm", "bpf-fmod", "landlock"))
+    for w in re.findall(r"--mode[= ]([a-z]+)", text):
+        check(f"{rel}: --mode {w} is a mode", w in ("enforce", "audit"))
+for var in sorted(set(re.findall(r"\bSTEPGUARD_[A-Z_]+", "".join(docs.values())))):
+    check(f"{var} is documented in stepguard(1)", var in man, "not in man/stepguard.1")
+ci = docs["docs/ci.md"]
+for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", ci):
+    path = os.path.normpath(os.path.join(TOP, "docs", link))
+    check(f"docs/ci.md: link {link} resolves", os.path.exists(path), path)
+for backend in ("bpf-fmod", "landlock", "--mode audit", "SUDO_UID", "CLAUDE_CONFIG_DIR",
+                "stepguard audit --github", "--allow-write", "[writes]"):
+    check(f"docs/ci.md speaks of {backend}", backend in ci, "missing")
+
+print(f"# {sum(results)} of {len(results)} structural checks passed")
