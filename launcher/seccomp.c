@@ -395,20 +395,25 @@ static int sg_add_ns_rules(scmp_filter_ctx ctx, const struct sg_seccomp_opts *o)
  * the high half would pass the filter and still be TIOCSTI to the kernel.
  */
 /*
- * FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR change a file's attributes
- * (chattr +A, +d, project ids) through a descriptor opened read-only,
- * which neither Landlock nor the supervisor sees: refused everywhere,
- * inside the roots too, since the request cannot be tied to a path here.
- * The 32-bit FS_IOC32_SETFLAGS is the same request on other ABIs.
+ * FS_IOC_SETFLAGS, FS_IOC_SETVERSION and FS_IOC_FSSETXATTR change a file's
+ * attributes (chattr +A, +d, the inode generation, project ids) through a
+ * descriptor opened read-only, which neither Landlock nor the supervisor
+ * sees: refused everywhere, inside the roots too, since the request cannot
+ * be tied to a path here.  The 32-bit FS_IOC32_* forms are the same
+ * requests on other ABIs.  The same list as the eBPF program's
+ * sg_ioctl_writes() (bpf/stepguard.bpf.c).
  */
 #ifndef FS_IOC32_SETFLAGS
 #define FS_IOC32_SETFLAGS _IOW('f', 2, int) /* the kernel's compat name, not in uapi */
 #endif
+#ifndef FS_IOC32_SETVERSION
+#define FS_IOC32_SETVERSION _IOW('v', 2, int)
+#endif
 
 static int sg_add_ioctl_rules(scmp_filter_ctx ctx)
 {
-	static const uint64_t reqs[] = { TIOCSTI, TIOCLINUX, FS_IOC_SETFLAGS,
-					 FS_IOC32_SETFLAGS, FS_IOC_FSSETXATTR };
+	static const uint64_t reqs[] = { TIOCSTI, TIOCLINUX, FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,
+					 FS_IOC_SETVERSION, FS_IOC32_SETVERSION, FS_IOC_FSSETXATTR };
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {

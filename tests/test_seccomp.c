@@ -484,6 +484,9 @@ static void test_sg_seccomp_build_ioctl_tiocsti(void **state)
 		{ "ioctl(junk|FS_IOC_SETFLAGS)", 0, SYS_ioctl, { 3, HIGH_JUNK | FS_IOC_SETFLAGS }, RET_EPERM },
 		{ "ioctl(FS_IOC32_SETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC32_SETFLAGS }, RET_EPERM },
 		{ "ioctl(FS_IOC_FSSETXATTR)", 0, SYS_ioctl, { 3, FS_IOC_FSSETXATTR }, RET_EPERM },
+		{ "ioctl(FS_IOC_SETVERSION)", 0, SYS_ioctl, { 3, FS_IOC_SETVERSION }, RET_EPERM },
+		{ "ioctl(FS_IOC32_SETVERSION)", 0, SYS_ioctl, { 3, _IOW('v', 2, int) }, RET_EPERM },
+		{ "ioctl(FS_IOC_GETVERSION) reads", 0, SYS_ioctl, { 3, FS_IOC_GETVERSION }, RET_ALLOW },
 		{ "ioctl(FS_IOC_GETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC_GETFLAGS }, RET_ALLOW },
 		{ "ioctl(FIONREAD)", 0, SYS_ioctl, { 0, FIONREAD }, RET_ALLOW },
 		/* device nodes refused, by the file-type bits only */

@@ -1100,6 +1100,31 @@ static int cmd_setflags(int argc, char **argv)
 	return r;
 }
 
+/* FS_IOC_SETVERSION (the inode generation, ext4) on a read-only descriptor. */
+static int cmd_setversion(int argc, char **argv)
+{
+	long gen = 0;
+	int fd, r;
+
+	if (argc != 1)
+		return usage_error("setversion PATH (the inode generation + 1)");
+	fd = open(argv[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return refused("open(%s, O_RDONLY)", argv[0]);
+	if (ioctl(fd, FS_IOC_GETVERSION, &gen) < 0) {
+		r = refused("FS_IOC_GETVERSION(%s)", argv[0]);
+		close(fd);
+		return r;
+	}
+	gen++;
+	if (ioctl(fd, FS_IOC_SETVERSION, &gen) < 0)
+		r = refused("FS_IOC_SETVERSION(O_RDONLY fd of %s, %ld)", argv[0], gen);
+	else
+		r = ok("FS_IOC_SETVERSION(O_RDONLY fd of %s, %ld)", argv[0], gen);
+	close(fd);
+	return r;
+}
+
 /* FS_IOC_FSSETXATTR (xfs_io chattr) on a read-only descriptor. */
 static int cmd_fssetxattr(int argc, char **argv)
 {
@@ -2749,6 +2774,7 @@ static const struct {
 	{ "removexattrat", cmd_removexattrat, "PATH NAME: the 6.13 syscall" },
 	{ "getxattr", cmd_getxattr, "PATH NAME: print the value" },
 	{ "setflags", cmd_setflags, "PATH: FS_IOC_SETFLAGS +nodump on an O_RDONLY fd" },
+	{ "setversion", cmd_setversion, "PATH: FS_IOC_SETVERSION (generation + 1) on an O_RDONLY fd" },
 	{ "fssetxattr", cmd_fssetxattr, "PATH: FS_IOC_FSSETXATTR +nodump on an O_RDONLY fd" },
 	{ "emptypath", cmd_emptypath, "fchmodat2|utimensat PATH: AT_EMPTY_PATH on an O_PATH fd" },
 	{ "file-setattr", cmd_file_setattr, "PATH: file_setattr +FS_XFLAG_NODUMP (6.17)" },

@@ -821,6 +821,8 @@ cases() {
 		"$A" removexattrat "$H/.profile" user.keep
 	deny setflags "FS_IOC_SETFLAGS (chattr +d) on an O_RDONLY fd" same:"$H/.profile" -- \
 		"$A" setflags "$H/.profile"
+	deny setversion "FS_IOC_SETVERSION (inode generation) on an O_RDONLY fd" same:"$H/.profile" -- \
+		"$A" setversion "$H/.profile"
 	deny fssetxattr "FS_IOC_FSSETXATTR (+nodump) on an O_RDONLY fd" same:"$H/.profile" -- \
 		"$A" fssetxattr "$H/.profile"
 	deny file-setattr "file_setattr(2) (6.17) +nodump on ~/.profile" same:"$H/.profile" -- \
