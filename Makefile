@@ -81,7 +81,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 include bpf/bpf.mk
 CPPFLAGS += -I$(BPF_GEN)
 
-.PHONY: all check unit cli host vm asan lint install uninstall deps clean clean-vm \
+.PHONY: all check unit cli host concurrency vm asan lint install uninstall deps clean clean-vm \
 	bench bench-smoke bench-profile
 all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 
@@ -120,7 +120,7 @@ $(BUILD)/tests/%.o: tests/%.c
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LAUNCHER_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
-check: unit cli host vm
+check: unit cli host concurrency vm
 
 # Confinement on this machine, judged from outside: the self-test and the
 # adversarial suite, as root and as an unprivileged user.
@@ -128,6 +128,12 @@ host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
 		bash tests/host/run.sh
+
+# Fifty steps at once sharing one log, judged from outside (as root: the
+# steps run as root and as sgtest, whom `host` creates).
+# CONCURRENCY_ARGS=--repeat 10 for the issue's ten runs in a row.
+concurrency: $(BUILD)/stepguard
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/concurrency/run.sh $(CONCURRENCY_ARGS)
 
 # eBPF backends and boots the host cannot give (lsm= with and without bpf,
 # without landlock): QEMU/TCG boots Debian's 6.1 and 6.12 cloud kernels.
