@@ -12,7 +12,8 @@
  * Shape of the filter, in the order the kernel meets it:
  *   1. arch is not the native one            -> kill the process
  *      (x86_64 only: nr has the x32 bit set  -> kill the process)
- *   2. ioctl(TIOCSTI / TIOCLINUX), low 32 bits of the request -> EPERM
+ *   2. ioctl(TIOCSTI, TIOCLINUX, the chattr and inode-version requests),
+ *      low 32 bits of the request -> EPERM
  *   3. clone/unshare with a namespace flag   -> EPERM (unless allow_userns)
  *   4. the named deny list                   -> EPERM, clone3 -> ENOSYS
  *   5. numbers newer than libseccomp's table -> ENOSYS
