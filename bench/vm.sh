@@ -12,7 +12,8 @@
 #   --out FILE        the results (default: $BUILD/bench/vm.tsv, which
 #                     bench/report.py reads)
 #   --kernel RELEASE  a cached kernel (default: the newest that
-#                     tests/vm/fetch-kernels.sh --offline lists)
+#                     tests/vm/fetch-kernels.sh fetches; SG_VM_OFFLINE=1:
+#                     only what tests/vm/cache holds)
 #   --jobs N          boots at a time (default 2, 1 on a 1-CPU machine)
 #
 # One initramfs (tests/vm/mkinitramfs.sh) holds stepguard, bench/runner and
@@ -122,8 +123,12 @@ done
 printf -- '-\tmeta\tqemu\t%s\n' "$(qemu-system-x86_64 --version | head -n 1)" >> "$tsv"
 
 if [ -z "$KERNEL" ]; then
-	KERNEL=$("$VM/fetch-kernels.sh" --offline 2> /dev/null | sort -V | tail -n 1 || true)
-	[ -n "$KERNEL" ] || skip "no kernel in tests/vm/cache (run tests/vm/fetch-kernels.sh)"
+	# As tests/vm/run.sh: download what the cache lacks (a fresh machine
+	# after `make deps`), unless SG_VM_OFFLINE=1.
+	fetch_opts=()
+	[ "${SG_VM_OFFLINE:-0}" = 1 ] && fetch_opts=(--offline)
+	KERNEL=$("$VM/fetch-kernels.sh" "${fetch_opts[@]}" 2> "$WORK/fetch.err" | sort -V | tail -n 1 || true)
+	[ -n "$KERNEL" ] || skip "no kernel: tests/vm/fetch-kernels.sh failed ($(tail -n 1 "$WORK/fetch.err" 2> /dev/null))"
 fi
 [ -f "$VM/cache/$KERNEL/vmlinuz" ] || skip "kernel $KERNEL is not in tests/vm/cache"
 printf -- '-\tmeta\tkernel\t%s\n' "$KERNEL" >> "$tsv"
