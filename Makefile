@@ -82,7 +82,7 @@ include bpf/bpf.mk
 CPPFLAGS += -I$(BPF_GEN)
 
 .PHONY: all check unit cli host concurrency vm asan lint install uninstall deps clean clean-vm \
-	bench bench-smoke bench-profile
+	bench bench-smoke bench-profile fuzz fuzz-smoke
 all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 
 # The probe and the adversary run under the filter: built without
@@ -163,6 +163,14 @@ bench-smoke: all
 bench-profile: all
 	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash bench/profile.sh
 
+# libFuzzer targets (clang): replay tests/fuzz/regress, then fuzz each target
+# FUZZ_SECONDS (default 60), two at a time; see tests/fuzz/README.md.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_BUILD=$(BUILD)/fuzz bash tests/fuzz/run.sh $(FUZZ_TARGETS)
+fuzz-smoke:
+	FUZZ_BUILD=$(BUILD)/fuzz bash tests/fuzz/run.sh --smoke
+
 # Everything make check runs, with the launcher built with ASan and UBSan
 # (the probe and the adversary, which run under the filter, are built
 # plain).  The VM boots run every guest test but the adversarial suite
@@ -205,7 +213,7 @@ uninstall:
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
 	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
-	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git
+	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)

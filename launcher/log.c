@@ -53,6 +53,8 @@ size_t sg_escape_bytes(const char *str, char *buf, size_t len)
 		if (n == 0 || *s < 0x20 || *s == 0x7f || *s == '\\') {
 			if (o + 4 < len)
 				snprintf(buf + o, len - o, "\\x%02x", *s);
+			else if (o < len)
+				buf[o] = '\0'; /* an escape that does not fit ends the text here */
 			o += 4;
 			s++;
 			continue;

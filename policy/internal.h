@@ -9,6 +9,12 @@
 #include "policy/policy.h"
 
 #define SECTION_MAX 128
+/*
+ * inih's MAX_SECTION (ini.c, not in ini.h): it cuts a longer section
+ * name to 49 bytes and hands keys to the handler under the cut name, so
+ * the scan refuses such a header instead.
+ */
+#define SG_INIH_MAX_SECTION 50
 
 enum section_kind {
 	SEC_NONE = 0,

@@ -276,15 +276,20 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 				return false;
 		return true;
 	}
+	/*
+	 * Names and words: only the first word of a line can start with ';'
+	 * ("names =;x"); anywhere else " ;" starts a comment, so such a word
+	 * could not be written back (sg_policy_dump) or moved to a "+=" line.
+	 */
 	case W_BASENAME:
-		*why = "a command name without \"/\"";
-		return !strchr(w, '/') && strcmp(w, ".") != 0 && strcmp(w, "..") != 0;
+		*why = "a command name without \"/\", not starting with \";\"";
+		return w[0] != ';' && !strchr(w, '/') && strcmp(w, ".") != 0 && strcmp(w, "..") != 0;
 	case W_SYSCALL:
 		*why = "a system call name known to libseccomp on this architecture";
 		return known ? known(w) : sg__valid_name(w);
 	case W_WORD:
-		*why = "a word not starting with \"-\"";
-		return w[0] != '-';
+		*why = "a word not starting with \"-\" or \";\"";
+		return w[0] != '-' && w[0] != ';';
 	case W_GAP:
 		*why = "a gap name: attributes, truncate, ioctl-dev, scoping or abstract-sockets";
 		return strcmp(w, "attributes") == 0 || strcmp(w, "truncate") == 0 ||
@@ -340,6 +345,11 @@ static int set_words(struct parse_ctx *c, unsigned line, const struct words_key 
 			free(word);
 			words_clear(&nw);
 			return 0;
+		}
+		/* A list is a set, as "+=" keeps it: "a a" is "a" (and dumps as such). */
+		if (sg_words_contains(&nw, word)) {
+			free(word);
+			continue;
 		}
 		v = realloc(nw.v, (nw.n + 1) * sizeof(*v));
 		if (!v) {
@@ -656,6 +666,15 @@ int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
 	if (r < 0)
 		goto out;
 
+	/*
+	 * Every [step:NAME] header names a step, with keys or without, in
+	 * the order of the headers (which the dump keeps, so that it parses
+	 * back to the same order).
+	 */
+	for (size_t i = 0; i < c.scan.n_steps; i++)
+		if (!get_step(p, c.scan.steps[i].name, c.file, c.scan.steps[i].line, &r) && r < 0)
+			goto out;
+
 	copy = strndup(text, len); /* inih wants a C string; NULs were refused */
 	if (!copy) {
 		r = -ENOMEM;
@@ -677,10 +696,6 @@ int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
 		r = -EINVAL;
 		goto out;
 	}
-	/* Sections without keys still name a step. */
-	for (size_t i = 0; i < c.scan.n_steps; i++)
-		if (!get_step(p, c.scan.steps[i].name, c.file, c.scan.steps[i].line, &r) && r < 0)
-			goto out;
 	r = 0;
 out:
 	free(copy);

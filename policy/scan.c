@@ -128,8 +128,9 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 				return -EINVAL;
 			}
 			nlen = (size_t)(close - s - 1);
-			if (nlen >= sizeof(name)) {
-				sg__set_error(err, file, line, "section name too long");
+			if (nlen >= sizeof(name) || nlen >= SG_INIH_MAX_SECTION) {
+				sg__set_error(err, file, line, "section name too long (at most %d bytes)",
+					      SG_INIH_MAX_SECTION - 1);
 				return -EINVAL;
 			}
 			memcpy(name, s + 1, nlen);

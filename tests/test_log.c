@@ -57,6 +57,24 @@ static void test_sg_escape_bytes_reports_size_and_never_overruns(void **state)
 	assert_string_equal(small, "abcde");
 }
 
+/*
+ * Found by tests/fuzz (log target, tests/fuzz/regress/log/): an escape
+ * that did not fit after plain bytes left the rest of the buffer as it
+ * was, so launcher/step.c printed stale stack bytes after a cut path.
+ */
+static void test_sg_escape_bytes_cut_before_escape_is_terminated(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	memset(buf, 'Z', sizeof(buf));
+	assert_int_equal(sg_escape_bytes("/tmp/a\\b", buf, sizeof(buf)), 12);
+	assert_string_equal(buf, "/tmp/a");
+	memset(buf, 'Z', sizeof(buf));
+	sg_escape_bytes("abcde\x01", buf, sizeof(buf));
+	assert_string_equal(buf, "abcde");
+}
+
 static void test_sg_log_write_appends_one_parsable_line_each(void **state)
 {
 	char path[] = "/tmp/sg-test-log.XXXXXX";
@@ -206,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_sg_escape_bytes_plain_and_utf8_kept),
 		cmocka_unit_test(test_sg_escape_bytes_invalid_control_and_backslash),
 		cmocka_unit_test(test_sg_escape_bytes_reports_size_and_never_overruns),
+		cmocka_unit_test(test_sg_escape_bytes_cut_before_escape_is_terminated),
 		cmocka_unit_test(test_sg_log_write_appends_one_parsable_line_each),
 		cmocka_unit_test(test_sg_log_open_refuses_symlink),
 		cmocka_unit_test(test_sg_log_open_without_path_is_silent),

@@ -1256,6 +1256,80 @@ static void test_sg_policy_dump_longest_value_round_trips(void **state)
 	assert_round_trip(&f->p);
 }
 
+/*
+ * Regressions found by tests/fuzz (policy target); the inputs are in
+ * tests/fuzz/regress/policy/.
+ */
+
+/* "key = a a" kept both words, "+=" keeps one: a long list with a
+ * duplicate dumped as "+=" lines and parsed back shorter. */
+static void test_sg_policy_parse_list_duplicates_dropped(void **state)
+{
+	struct fx *f = *state;
+	char *line = padded("[model-cli]\nnames = ", 21 + 75);
+	char *text;
+
+	assert_true(asprintf(&text, "%s b b\ntool-flags = --a --b --a\n", line) > 0);
+	own(text);
+	parse_ok(&f->p, SRC, text);
+	assert_int_equal(f->p.cli.names.n, 2);
+	assert_string_equal(f->p.cli.names.v[1], "b");
+	assert_int_equal(f->p.cli.tool_flags.n, 2);
+	assert_round_trip(&f->p);
+}
+
+/* "names =;x" made the word ";x", which " ;" anywhere else would start a
+ * comment: the dump "names = ;x" parsed back as an empty list. */
+static void test_sg_policy_parse_word_starting_with_semicolon_refused(void **state)
+{
+	struct fx *f = *state;
+
+	parse_err("[model-cli]\nnames =;x\n", 2, "\";x\"");
+	parse_err("[model-cli]\nsubcommands =;mcp\n", 2, "\";mcp\"");
+	parse_err("[model-cli]\nnames +=;x\n", 2, "\";x\"");
+	/* Inside a word it is part of the value; after a blank, a comment. */
+	parse_ok(&f->p, SRC, "[model-cli]\nnames = a;b ;c\n");
+	assert_int_equal(f->p.cli.names.n, 1);
+	assert_string_equal(f->p.cli.names.v[0], "a;b");
+	assert_round_trip(&f->p);
+}
+
+/* inih cuts a section name to 49 bytes and gave the keys to the cut
+ * name, while the scan named the step in full: two steps, the keys on
+ * the wrong one. */
+static void test_sg_policy_parse_section_name_longer_than_inih_refused(void **state)
+{
+	struct fx *f = *state;
+	char *name44 = padded("step:", 5 + 44), *name45 = padded("step:", 5 + 45);
+	char *ok, *bad;
+
+	assert_true(asprintf(&ok, "[%s]\nmode = audit\n", name44) > 0);
+	own(ok);
+	assert_true(asprintf(&bad, "[stepguard]\n[%s]\nmode = audit\n", name45) > 0);
+	own(bad);
+	parse_ok(&f->p, SRC, ok);
+	assert_int_equal(f->p.n_steps, 1);
+	assert_int_equal(sg_policy_step(&f->p, name44 + 5)->set.mode, SG_MODE_AUDIT);
+	parse_err(bad, 2, "too long");
+}
+
+/* A step named by a header without keys came after the steps with keys,
+ * whatever the order of the headers: the dump did not parse back to its
+ * own order. */
+static void test_sg_policy_steps_in_header_order(void **state)
+{
+	struct fx *f = *state;
+
+	parse_ok(&f->p, SRC, "[step:a]\n[step:b]\nmode = audit\n");
+	assert_int_equal(f->p.n_steps, 2);
+	assert_string_equal(f->p.steps[0].name, "a");
+	assert_string_equal(f->p.steps[1].name, "b");
+	assert_int_equal(f->p.steps[1].origin.line, 2);
+	parse_ok(&f->p, SRC2, "[step:card]\n[step:ci]\nwrite.x = ?/cb\n");
+	assert_string_equal(f->p.steps[2].name, "card");
+	assert_round_trip(&f->p);
+}
+
 static void test_sg_policy_dump_origins(void **state)
 {
 	struct fx *f = *state;
@@ -1335,6 +1409,10 @@ int main(void)
 		T(test_sg_policy_dump_long_list_wraps_and_round_trips),
 		T(test_sg_policy_dump_longest_value_round_trips),
 		T(test_sg_policy_dump_origins),
+		T(test_sg_policy_parse_list_duplicates_dropped),
+		T(test_sg_policy_parse_word_starting_with_semicolon_refused),
+		T(test_sg_policy_parse_section_name_longer_than_inih_refused),
+		T(test_sg_policy_steps_in_header_order),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
