@@ -3,7 +3,7 @@
 #   make            build/stepguard
 #   make check      every test (unit, command line)
 #   make asan       the same tests, built with ASan and UBSan
-#   make lint       mandoc -Tlint on the man pages, cppcheck on the sources
+#   make lint       mandoc -Tlint on the man pages, cppcheck and clang-tidy on the sources
 #   make install    PREFIX (/usr/local), DESTDIR, SYSCONFDIR (/etc)
 #   make deps       install build and test dependencies (Debian/Ubuntu, apt-get)
 
@@ -189,6 +189,7 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -I. -I$(BPF_GEN) -D__linux__ \
 		--suppress=missingIncludeSystem bpf/loader.c bpf/pins.c bpf/scope.c bpf/events.c
+	bash tests/lint/clang-tidy.sh
 
 install: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
@@ -213,7 +214,7 @@ uninstall:
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
 	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
-	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev
+	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev clang-tidy
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)

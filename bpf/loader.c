@@ -174,7 +174,7 @@ static bool lsm_active(const char *name, char *list, size_t len)
 		return false;
 	if (!fgets(list, (int)len, f))
 		list[0] = '\0';
-	fclose(f);
+	(void)fclose(f); /* read only: nothing to lose */
 	list[strcspn(list, "\n")] = '\0';
 	snprintf(copy, sizeof(copy), "%s", list);
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))

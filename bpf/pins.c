@@ -58,7 +58,7 @@ int sgb_remove_tree(int dirfd, const char *name)
 		return -errno;
 	}
 	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
 		    unlinkat(fd, de->d_name, 0) < 0 && errno != ENOENT && r == 0)
 			r = -errno;
 	closedir(d);

@@ -109,7 +109,7 @@ static bool in_initial_ns(const char *name, unsigned long ino)
  */
 static int owner_alive(uint32_t tgid, uint64_t start_ns)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024], *p, *end;
 	long hz = sysconf(_SC_CLK_TCK);
 	unsigned long long ticks;
 	ssize_t n;
@@ -133,7 +133,10 @@ static int owner_alive(uint32_t tgid, uint64_t start_ns)
 	for (field = 2; *p && field < 22; p++)
 		if (*p == ' ')
 			field++;
-	if (sscanf(p, "%llu", &ticks) != 1)
+	/* strtoull, not sscanf: a number out of range is an error, not undefined */
+	errno = 0;
+	ticks = strtoull(p, &end, 10);
+	if (end == p || errno)
 		return -EBADMSG;
 	return ticks == start_ns / (1000000000ULL / (unsigned long long)hz);
 }
@@ -228,7 +231,7 @@ static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size
 			break;
 		if (reg.err) {
 			r = reg.err;
-		} else if (reg.count == before + 1) {
+		} else if (reg.count == before + 1) { // NOLINT(bugprone-branch-clone): registered, and EROFS below, are two different reasons to go on
 			continue;
 		} else if (e == EROFS) {
 			/* Read-only: the VFS refuses writes there before any hook. */

@@ -338,7 +338,7 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 
 static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r)
 {
-	bool audited = strcmp(r->decision, "audited") == 0;
+	bool audited = strcmp(r->decision, "audited") == 0; // NOLINT(clang-analyzer-core.NonNullParamChecker): rec_read requires "decision" of a denial; the analyzer thinks strcmp on r->event may differ between it and take()
 	char *p1 = malloc(strlen(r->path) + 2);
 	char *p2 = r->path2 ? malloc(strlen(r->path2) + 2) : NULL;
 	char proc[64];
@@ -364,7 +364,7 @@ static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct 
 	/* A rename or link counts under each of its prefixes, once if they
 	 * are the same: both ends may be what the filter refused. */
 	if (r->no_path)
-		strcpy(p1, SG_AUDIT_NO_PATH);
+		snprintf(p1, strlen(r->path) + 2, "%s", SG_AUDIT_NO_PATH); /* r->path is that string */
 	else
 		sg_audit_prefix(r->path, SG_AUDIT_PREFIX_DEPTH, p1, strlen(r->path) + 2);
 	if ((e = count(&a->prefixes, p1, audited)) < 0)

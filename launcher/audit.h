@@ -25,7 +25,7 @@
 #define SG_AUDIT_PREFIX_DEPTH 2
 /* A line longer than this is refused, not truncated: a record holds at
  * most two paths of PATH_MAX bytes escaped ×4, far below it. */
-#define SG_AUDIT_LINE_MAX (1024 * 1024)
+#define SG_AUDIT_LINE_MAX 1048576 /* 1 MiB; an int (printed with %d) */
 /* What a denial without a path (bpf(2), a signal) is listed under. */
 #define SG_AUDIT_NO_PATH "(no path)"
 /* Problem lines kept with their file, line and reason (all are counted). */

@@ -193,7 +193,7 @@ int sg_audit_main(int argc, char **argv, char *const envp[])
 	names = optind < argc ? argv + optind : dash;
 	n = optind < argc ? argc - optind : 1;
 
-	files = calloc((size_t)n, sizeof(*files));
+	files = calloc((size_t)n, sizeof(*files)); // NOLINT(bugprone-sizeof-expression): an array of FILE *, so the pointer's size is meant
 	if (!files || sg_audit_init(&a, only_step) < 0) {
 		free(files);
 		fputs("stepguard: audit: out of memory\n", stderr);
@@ -235,7 +235,7 @@ int sg_audit_main(int argc, char **argv, char *const envp[])
 out:
 	for (int i = 0; i < n; i++)
 		if (files[i] && files[i] != stdin)
-			fclose(files[i]);
+			(void)fclose(files[i]); /* read only: nothing to lose */
 	free(files);
 	sg_audit_free(&a);
 	return status;

@@ -21,8 +21,8 @@ static inline void sg_closep(int *fd)
 	}
 }
 
-#define _cleanup_free_ __attribute__((cleanup(sg_freep)))
-#define _cleanup_close_ __attribute__((cleanup(sg_closep)))
+#define _cleanup_free_ __attribute__((cleanup(sg_freep)))  // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): systemd's spelling, on purpose; no libc or compiler name
+#define _cleanup_close_ __attribute__((cleanup(sg_closep))) // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): as above
 
 static inline void *sg_steal_pointer(void *pp)
 {

@@ -225,9 +225,21 @@ static int prepare_bpf_scoping(struct sg_confine *c, char *msg, size_t len)
 static bool kernel_at_least(unsigned major, unsigned minor)
 {
 	struct utsname u;
-	unsigned a = 0, b = 0;
+	unsigned long a, b;
+	const char *p;
+	char *end;
 
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &a, &b) != 2)
+	if (uname(&u) < 0)
+		return false;
+	/* strtoul, not sscanf: a number out of range is an error, not undefined */
+	errno = 0;
+	p = u.release;
+	a = strtoul(p, &end, 10);
+	if (end == p || *end != '.')
+		return false;
+	p = end + 1;
+	b = strtoul(p, &end, 10);
+	if (end == p || errno)
 		return false;
 	return a > major || (a == major && b >= minor);
 }
@@ -278,9 +290,21 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 			c->accepted |= g;
 	}
 	for (size_t i = 0; i < p->keep_fds.n; i++) {
-		int fd = atoi(p->keep_fds.v[i]);
+		char *end;
+		long v = strtol(p->keep_fds.v[i], &end, 10);
 		size_t j = c->n_keep_fds;
+		int fd;
 
+		/*
+		 * These descriptors pass into the confined step.  The policy
+		 * parser admits only 3 to 1023; check again rather than let a
+		 * bad word become descriptor 0 as atoi() would.
+		 */
+		if (end == p->keep_fds.v[i] || *end || v < 3 || v > 1023)
+			return fail(msg, len, -EINVAL,
+				    "[stepguard] keep-fds: \"%s\" is not a descriptor from 3 to 1023",
+				    p->keep_fds.v[i]);
+		fd = (int)v;
 		if (j == sizeof(c->keep_fds) / sizeof(c->keep_fds[0]))
 			return fail(msg, len, -E2BIG, "[stepguard] keep-fds: more than %zu descriptors", j);
 		/* insertion sort, duplicates dropped: the child walks them in order */

@@ -304,7 +304,7 @@ int sg_landlock_restrict(int ruleset_fd)
 	 */
 	r = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
 	if (r < 0)
-		r = -errno;
+		r = -errno; // NOLINT(bugprone-branch-clone): prctl and restrict_self below both fail with errno
 	else if (r != 1)
 		r = -EPERM;
 	/*

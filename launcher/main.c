@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 				r == -EBUSY ? "\nHint: steps are still confined; --force removes their filter too" : "");
 			return SG_EXIT_CONFINE;
 		}
-		printf("stepguard: eBPF filter unloaded%s\n", msg[0] ? "" : "");
+		printf("stepguard: eBPF filter unloaded\n");
 		return SG_EXIT_OK;
 	}
 

@@ -116,6 +116,7 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 	struct stat st;
 	size_t n = 0;
 
+	*len = 0; /* set on every path, not only on success */
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
@@ -126,8 +127,11 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 	}
 	/* Judge the file we opened, not the name: no window to swap it. */
 	if (fstat(fd, &st) < 0) {
-		file_error(err, display, "cannot stat: %s", strerror(errno));
-		return -errno;
+		/* fstat's errno, not whatever file_error leaves: -ENOENT means "absent" */
+		int e = errno;
+
+		file_error(err, display, "cannot stat: %s", strerror(e));
+		return -e;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		file_error(err, display, "%s", "refused: not a regular file");
@@ -231,7 +235,8 @@ static int load_dir(const char *dir, bool must_exist, char *const envp[], struct
 		goto out;
 	}
 	/* Lexical order in the C locale, whatever readdir returned. */
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 0) /* names is NULL when there are none, and qsort's base must not be */
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *text = NULL, *display = NULL;
 		size_t len;

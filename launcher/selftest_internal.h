@@ -38,7 +38,7 @@
 #define N_RUNS 6
 #define RUN_TIMEOUT_MS 60000
 #define CHECK_TIMEOUT_MS 30000
-#define CAPTURE_MAX (64 * 1024)
+#define CAPTURE_MAX ((size_t)64 * 1024)
 
 /* common_args() at most, plus the command and its targets */
 #define ARGV_MAX(s) (32 + 2 * (s)->o->n_allow_write + N_CELLS)

@@ -327,7 +327,12 @@ int sg_step_log_path(const struct sg_step_ctx *s, char **out, char *msg, size_t 
 	 * A log the step can write is a log the step can forge or erase:
 	 * refuse one inside a writable root.
 	 */
-	snprintf(dir, sizeof(dir), "%s", path);
+	/* Cut short, DIR would not be the log's directory, and the check below would judge another. */
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+		snprintf(msg, len, "log %s: the path is too long", path);
+		free(path);
+		return -ENAMETOOLONG;
+	}
 	slash = strrchr(dir, '/');
 	if (slash == dir)
 		slash[1] = '\0';

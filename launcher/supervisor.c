@@ -407,7 +407,8 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 		if (r == 0)
 			r = sg_view_read(self, &s->view);
 	}
-	if (r < 0) {
+	/* != 0, the same test as the steps above: no path reaches s->nr unset */
+	if (r != 0) {
 		sg_supervisor_free(s);
 		return r;
 	}

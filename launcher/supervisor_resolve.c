@@ -148,7 +148,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 	}
 	if (strlen(path) >= sizeof(buf))
 		return -ENAMETOOLONG;
-	strcpy(buf, path);
+	strcpy(buf, path); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
 
 	/* The kernel ignores dirfd for an absolute path, even a bad one. */
 	if (buf[0] != '/') {
@@ -188,7 +188,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 				return -EISDIR;
 			if (strlen(last) >= sizeof(o->name))
 				return -ENAMETOOLONG;
-			strcpy(o->name, last);
+			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
 			o->parent = steal_fd(&parent);
 			o->exists = false;
 			return 0;
@@ -214,7 +214,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 				return -ENOTDIR;
 			}
 			if (strlen(last) < sizeof(o->name))
-				strcpy(o->name, last);
+				strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
 			o->parent = steal_fd(&parent);
 			o->fd = fd;
 			o->st = st;

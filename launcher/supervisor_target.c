@@ -38,7 +38,7 @@
 #endif
 
 /* /proc/PID/status is ~1.5 KiB; a huge Groups: line is the only way past this. */
-#define SG_STATUS_MAX (64 * 1024)
+#define SG_STATUS_MAX ((size_t)64 * 1024)
 
 int sg_target_valid(struct sg_target *t)
 {
@@ -119,7 +119,7 @@ static ssize_t sg_vm_read(struct sg_target *t, uint64_t addr, void *buf,
 			  size_t len)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, // NOLINT(performance-no-int-to-ptr): the tracee's address, only handed to the kernel
 				.iov_len = len };
 
 	return process_vm_readv(t->tid, &local, 1, &remote, 1, 0);

@@ -549,16 +549,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 	if (r == 0 && !append)
 		return fail(c, line, "duplicate key \"%s\" in [%s]", key, section);
 	if (append) {
-		bool is_list = false;
-
+		/* A list key returns from the loop; anything else is refused. */
 		for (size_t i = 0; i < sg__n_words_keys; i++)
-			if (sg__words_keys[i].sec == sec && strcmp(sg__words_keys[i].key, key) == 0) {
-				is_list = true;
+			if (sg__words_keys[i].sec == sec && strcmp(sg__words_keys[i].key, key) == 0)
 				return set_words(c, line, &sg__words_keys[i], section, value, true);
-			}
-		if (!is_list)
-			return fail(c, line, "\"+=\" is for list keys; \"%s\" in [%s] is not one",
-				    key, section);
+		return fail(c, line, "\"+=\" is for list keys; \"%s\" in [%s] is not one",
+			    key, section);
 	}
 
 	switch (sec) {
@@ -768,7 +764,7 @@ int sg_policy_step_writes(const struct sg_policy *p, const struct sg_step *step,
 			  const struct sg_write ***out)
 {
 	size_t max = p->writes.n + (step ? step->writes.n : 0), n = 0;
-	const struct sg_write **v = calloc(max ? max : 1, sizeof(*v));
+	const struct sg_write **v = calloc(max ? max : 1, sizeof(*v)); // NOLINT(bugprone-sizeof-expression): an array of pointers, so the pointer's size is meant
 
 	if (!v)
 		return -ENOMEM;
