@@ -81,7 +81,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 include bpf/bpf.mk
 CPPFLAGS += -I$(BPF_GEN)
 
-.PHONY: all check unit cli host concurrency vm asan lint install uninstall deps clean clean-vm \
+.PHONY: all check unit cli host concurrency failclosed vm asan lint install uninstall deps clean clean-vm \
 	bench bench-smoke bench-profile fuzz fuzz-smoke
 all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 
@@ -120,7 +120,7 @@ $(BUILD)/tests/%.o: tests/%.c
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LAUNCHER_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
-check: unit cli host concurrency vm
+check: unit cli host concurrency failclosed vm
 
 # Confinement on this machine, judged from outside: the self-test and the
 # adversarial suite, as root and as an unprivileged user.
@@ -128,6 +128,17 @@ host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
 		bash tests/host/run.sh
+
+$(BUILD)/tests/fchelper: tests/failclosed/fchelper.c
+	@mkdir -p $(@D)
+	$(CC) $(PLAIN_CFLAGS) $(shell $(PKG_CONFIG) --cflags libseccomp) -o $@ $< \
+		$(shell $(PKG_CONFIG) --libs libseccomp)
+
+# The fail-closed matrix on this host, as root and as sgtest
+# (tests/failclosed/README.md maps every row, the VM's included).
+failclosed: $(BUILD)/stepguard $(BUILD)/tests/fchelper
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard FC_HELPER=$(CURDIR)/$(BUILD)/tests/fchelper \
+		bash tests/failclosed/run.sh
 
 # Fifty steps at once sharing one log, judged from outside (as root: the
 # steps run as root and as sgtest, whom `host` creates).
@@ -214,7 +225,7 @@ uninstall:
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
 	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
-	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev clang-tidy
+	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev clang-tidy strace
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)

@@ -117,7 +117,12 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 	size_t n = 0;
 
 	*len = 0; /* set on every path, not only on success */
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * O_NONBLOCK: opening a FIFO (or a device) named as a policy must not
+	 * hang the launcher before the check below refuses it; a regular
+	 * file ignores the flag.
+	 */
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 

@@ -75,6 +75,9 @@ refute sk-ant-SECRET cred-value-hidden-verbose -- \
 # --- policy errors name file and line ------------------------------------
 printf '[stepguard]\nmode = enforce\nalow = yes\n' > bad.ini
 expect 64 'bad.ini:3: unknown key "alow"' unknown-key-line-3 -- "${E[@]}" "$SG" -p bad.ini --check
+# A FIFO named as the policy is refused at once, not read until a writer comes.
+mkfifo -m 644 fifo.ini
+expect 64 'fifo.ini: refused: not a regular file' policy-fifo -- timeout 5 "${E[@]}" "$SG" -p fifo.ini --check
 printf '[stepguard]\nmode = enforce\n[nope]\n' > sec.ini
 expect 64 'sec.ini:3: unknown section [nope]' unknown-section -- "${E[@]}" "$SG" -p sec.ini --check
 printf '[stepguard]\nmode = enforce\nmode = audit\n' > dup.ini

@@ -1,0 +1,1085 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# shellcheck disable=SC2016 # single-quoted step scripts get their arguments as "$@"
+#
+# tests/failclosed/run.sh — the fail-closed matrix of issue 6, on this host,
+# judged from outside.
+#
+#   STEPGUARD=build/stepguard bash tests/failclosed/run.sh [--only REGEX]
+#       [--list] [--keep] [-v]
+#
+# Each test produces one bad-day condition (a policy that cannot be trusted,
+# a root that moves, a backend that is missing, stepguard or its step
+# killed, a step out of processes or memory) and judges stepguard by its
+# exit status, its message and the file system afterwards: the step must
+# not have run, or must have run confined (nothing outside the roots
+# landed: no file, no mode change).  Where it is cheap, the same step is
+# also run unconfined, or with the condition removed, to show that the
+# test can fail (what would land does land).
+#
+# As root every test runs twice: as root (name.root) and as the
+# unprivileged sgtest (name.sgtest, through setpriv --reuid=sgtest
+# --regid=sgtest --init-groups; created with useradd -m if missing, as
+# tests/host/run.sh does).  Run by another user, once, as that user; the
+# tests that need root are skipped.  Every step runs with --filter landlock
+# unless the backend is what the test is about.  The VM-only rows are
+# listed in tests/failclosed/README.md.
+#
+# Output: one line per test, "PASS|FAIL|SKIP name — reason" (a FAIL is
+# followed by indented details), then exactly
+#   failclosed: N passed, M failed, K skipped
+# and the exit status is non-zero when M > 0.
+#
+# Needs: bash, coreutils, util-linux (setpriv, prlimit, unshare, setarch),
+# a C compiler and libseccomp's headers for the helper (fchelper.c; set
+# FC_HELPER to a built one instead), strace for one test.  Everything is
+# made under /var/tmp/sg-fc.XXXXXX and removed at the end (--keep keeps it).
+# FC_STRICT=1 also fails rlimit-as-stepguard when stepguard dies of a signal
+# in its setup (README, finding 3).
+set -u
+umask 022
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+ONLY='' LIST=0 KEEP=0 VERBOSE=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) ONLY=${2:?--only needs a regex}; shift 2 ;;
+	--list) LIST=1; shift ;;
+	--keep) KEEP=1; shift ;;
+	-v) VERBOSE=1; shift ;;
+	-h | --help) sed -n '5,38p' "$0"; exit 0 ;;
+	*) die "unknown argument: $1" ;;
+	esac
+done
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ME=$(id -un)
+MYUID=$(id -u)
+SUITE_USER=sgtest
+RUNID=fc.$$.$RANDOM
+
+# The tests, in matrix order: name | matrix row | what it does.
+TESTS=(
+	"policy-missing|no policy file|-p / STEPGUARD_POLICY / --rules-dir naming nothing: 64, not run"
+	"policy-default-absent|no policy file|no /etc/stepguard at all: the built-in policy applies, the step is confined"
+	"policy-unreadable|unreadable policy|policy or drop-in the user cannot read (EACCES), policy that is a directory: 64, not run"
+	"policy-syntax|policy with a syntax error|main file, section header, drop-in, bad value: 64, file:line, not run"
+	"policy-writable|writable-by-others policy|policy 0666 / 0620, drop-in dir 0777, drop-in 0666, policy of another owner: 64, not run"
+	"root-missing|root does not exist|-w, --allow-write, [writes] naming nothing: 64, not run"
+	"root-missing-optional|root does not exist|a ?-optional root absent at start and created mid-step is no root"
+	"root-symlink|root is a symlink|symlink roots resolve at start; to \$HOME or / they are refused (64)"
+	"root-symlink-retarget|root replaced by a symlink|an --allow-write symlink retargeted to \$HOME mid-step: writes stay in the old target"
+	"root-swapped-running|root replaced by a symlink|work dir renamed away and replaced by a symlink to \$HOME mid-step: nothing lands in \$HOME"
+	"root-swapped-before-exec|root replaced by a symlink|the same swap after the roots are opened and before any rule exists (strace delays landlock_add_rule)"
+	"backend-ebpf-by-name|backend unavailable|--filter bpf-lsm / bpf-fmod, policy filter = bpf-fmod where eBPF cannot be used: 71, not run"
+	"backend-bpf-lsm-inactive|backend unavailable|bpffs present, bpf missing from the LSM list: --filter bpf-lsm refused before loading (71)"
+	"backend-ebpf-load-refused|eBPF load failure|bpffs present, the kernel refuses the programs: --filter bpf-fmod 71, auto falls back to Landlock, confined"
+	"backend-ebpf-pins-bad|pinned objects|pin dir read-only, world-writable, foreign-owned, without programs or maps: 71, never reused"
+	"backend-landlock-off|backend unavailable|landlock_create_ruleset answers EOPNOTSUPP / ENOSYS (seccomp stand-in for lsm= without landlock): 71"
+	"backend-supervisor-unavailable|backend unavailable|kernel too old for the supervisor (setarch --uname-2.6): 71 unless accept-gaps"
+	"backend-supervisor-no-proc|backend unavailable|no /proc for the supervisor: the started step is killed, 71"
+	"sigkill-stepguard|stepguard killed with SIGKILL|SIGKILL stepguard mid-step: the step goes on confined, supervised calls fail closed (ENOSYS)"
+	"step-killed|the step killed|SIGKILL the step: stepguard exits 137 and logs it; the step's orphan stays confined"
+	"sigterm-ignored|step ignores SIGTERM|SIGTERM to stepguard is forwarded; the step ignores it and stays confined and supervised; no escalation"
+	"rlimit-nproc|step exhausts pids|RLIMIT_NPROC: stepguard cannot fork (71); a step that forks to the limit is still confined"
+	"rlimit-as|step exhausts memory|RLIMIT_AS: a step that allocates to the limit is still confined and supervised"
+	"rlimit-as-stepguard|step exhausts memory|RLIMIT_AS swept over stepguard's own start: it refuses or runs confined, never unconfined"
+)
+
+if [ "$LIST" = 1 ]; then
+	for t in "${TESTS[@]}"; do
+		IFS='|' read -r n row what <<<"$t"
+		printf '%-28s %-30s %s\n' "$n" "[$row]" "$what"
+	done
+	exit 0
+fi
+
+SG=${STEPGUARD:?set STEPGUARD to the stepguard binary}
+SG=$(realpath "$SG") || die "no $STEPGUARD"
+[ -x "$SG" ] || die "$SG is not executable"
+
+BASE=$(mktemp -d /var/tmp/sg-fc.XXXXXX) || die "mktemp"
+chmod 755 "$BASE"
+mkdir -p "$BASE/bin" "$BASE/out"
+# A copy the unprivileged user can reach, and that a rebuild during the
+# run cannot change.
+if ! cp "$SG" "$BASE/bin/stepguard" || ! chmod 755 "$BASE/bin/stepguard"; then die "cannot copy $SG"; fi
+SGU=$BASE/bin/stepguard
+
+NPASS=0 NFAIL=0 NSKIP=0
+
+# A stepguard built with ASan (make asan): RLIMIT_AS cannot apply to it
+# (its shadow memory is terabytes of address space), and LeakSanitizer
+# cannot run at exit without fork and /proc, so the runs that take those
+# away turn its leak check off (the other suites check for leaks).
+ASAN=0
+grep -qa __asan_init "$SG" && ASAN=1
+NOLEAK=()
+[ "$ASAN" = 1 ] && NOLEAK=(ASAN_OPTIONS=detect_leaks=0)
+
+# Kill what this run started and what is still alive: every process whose
+# environment carries FC_RUN=$RUNID (stepguard, its steps, their orphans,
+# strace), by pid.
+sweep() {
+	local f pid
+	while IFS= read -r f; do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		[ "$pid" != "$$" ] && [ "$pid" != "$BASHPID" ] && kill -KILL "$pid" 2>/dev/null
+	done < <(grep -lsaxzF "FC_RUN=$RUNID" /proc/[0-9]*/environ 2>/dev/null)
+}
+cleanup() {
+	sweep
+	if [ "$KEEP" = 1 ]; then echo "run.sh: kept $BASE"; else rm -rf "$BASE"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- the helper ---------------------------------------------------------
+HELPER=${FC_HELPER:-}
+HELPER_WHY=''
+if [ -n "$HELPER" ]; then
+	HELPER=$(realpath "$HELPER" 2>/dev/null)
+	if [ -z "$HELPER" ] || [ ! -x "$HELPER" ]; then
+		HELPER_WHY="FC_HELPER $FC_HELPER is not executable"
+		HELPER=''
+	fi
+else
+	# shellcheck disable=SC2086 # pkg-config's flags are words
+	if flags=$(pkg-config --cflags --libs libseccomp 2>/dev/null) &&
+		${CC:-cc} -std=gnu11 -O2 -Wall -o "$BASE/bin/fchelper" "$HERE/fchelper.c" $flags \
+			>"$BASE/out/helper.log" 2>&1; then
+		HELPER=$BASE/bin/fchelper
+	else
+		HELPER_WHY="cannot build fchelper.c: $(tail -1 "$BASE/out/helper.log" 2>/dev/null || echo 'no libseccomp (pkg-config)')"
+	fi
+fi
+[ -n "$HELPER" ] && chmod 755 "$HELPER"
+
+# --- the step scripts (read by sh inside the step; readable by all) -------
+S=$BASE/bin
+# not-run probe: $1 work dir, $2 home.  Had it run unconfined, all three land.
+PROBE_SH='echo ran > "$1/ran"; echo pwn > "$2/pwn"; chmod 600 "$2/.profile"'
+
+# after.sh HOME: wait for ./go, then try the writes a step does after its
+# guard is gone, each result to ./rep (the cwd is the work dir).
+cat >"$S/after.sh" <<'EOF'
+i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
+chmod 640 in.txt 2>>err; echo "chmod-in $?" >>rep
+chmod 600 "$1/.profile" 2>>err; echo "chmod-out $?" >>rep
+echo pwn > "$1/pwn" 2>>err; echo "write-out $?" >>rep
+echo inside > after.txt; echo "write-in $?" >>rep
+echo done >>rep
+EOF
+# killguard.sh HOME: a supervised call while stepguard lives, then after.sh
+cat >"$S/killguard.sh" <<'EOF'
+chmod 600 in.txt 2>>err; echo "before-chmod-in $?" >>rep
+echo started > started
+exec /bin/sh "${0%/*}/after.sh" "$1"
+EOF
+# stepkill.sh HOME: leave an orphan that runs after.sh, then wait to be killed
+cat >"$S/stepkill.sh" <<'EOF'
+setsid /bin/sh "${0%/*}/after.sh" "$1" </dev/null >/dev/null 2>&1 &
+echo $! > orphan.pid
+echo $$ > step.pid
+echo started > started
+exec sleep 30
+EOF
+# sigterm.sh HOME: record SIGTERM, ignore it, go on confined, exit 7 at ./go
+cat >"$S/sigterm.sh" <<'EOF'
+got=0
+trap 'echo got-TERM >>rep; got=1' TERM
+echo started > started
+i=0; while [ $got = 0 ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
+chmod 600 "$1/.profile" 2>>err; echo "chmod-out $?" >>rep
+echo pwn > "$1/pwn" 2>>err; echo "write-out $?" >>rep
+chmod 640 in.txt 2>>err; echo "chmod-in $?" >>rep
+echo "carried-on" >>rep
+i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
+echo done >>rep
+exit 7
+EOF
+# swap.sh PATH-OF-WORK-DIR: wait for ./go, then write through the old path
+# of the work dir (now a symlink to $HOME), and relative to the cwd.
+cat >"$S/swap.sh" <<'EOF'
+echo started > started
+i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
+echo pwn > "$1/pwn" 2>>err; echo "write-old-path $?" >>rep
+chmod 600 "$1/.profile" 2>>err; echo "chmod-old-path $?" >>rep
+echo rel > rel; echo "write-cwd $?" >>rep
+echo done >>rep
+EOF
+# waitgo.sh TARGET: wait for ./go, then create TARGET
+cat >"$S/waitgo.sh" <<'EOF'
+echo started > started
+i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
+echo pwn > "$1" 2>>err; echo "write $?" >>rep
+shift; for f in "$@"; do echo ok > "$f"; echo "write-control $?" >>rep; done
+echo done >>rep
+EOF
+chmod 644 "$S"/*.sh
+
+# --- users ------------------------------------------------------------------
+USERS=()
+USERS_WHY=''
+if [ "$MYUID" = 0 ]; then
+	USERS=(root)
+	if ! id "$SUITE_USER" >/dev/null 2>&1; then
+		useradd -m "$SUITE_USER" >/dev/null 2>&1 || USERS_WHY="useradd $SUITE_USER failed"
+	fi
+	id "$SUITE_USER" >/dev/null 2>&1 && USERS+=("$SUITE_USER")
+else
+	USERS=("$ME")
+fi
+
+# --- the tree and running ---------------------------------------------------
+NT=0
+# fresh USER: a new tree $B (owned by USER) with $H (the step's HOME, with
+# .profile 0644), $W (the work dir, with in.txt 0644), $L (logs, outside
+# every root), and $OUT (the harness's capture of stepguard's output).
+fresh() {
+	local u=$1
+	NT=$((NT + 1))
+	B=$BASE/t$NT.$u
+	H=$B/home W=$B/work L=$B/logs OUT=$BASE/out/t$NT.out
+	mkdir -p "$H" "$W" "$L"
+	printf 'profile\n' >"$H/.profile"
+	printf 'inside\n' >"$W/in.txt"
+	chmod 755 "$B" "$H" "$W" "$L"
+	chmod 644 "$H/.profile" "$W/in.txt"
+	[ "$u" = root ] || [ "$u" = "$ME" ] || chown -R "$u:$(id -g "$u")" "$B"
+	WRAP=()
+	PROBE=(/bin/sh -c "$PROBE_SH" sh "$W" "$H")
+	: >"$OUT"
+}
+# own FILE...: make FILEs the test user's (they are written by the harness)
+own() { [ "$TU" = root ] || [ "$TU" = "$ME" ] || chown "$TU:$(id -g "$TU")" "$@"; }
+
+pre_for() {
+	if [ "$1" = root ] || [ "$1" = "$ME" ]; then PRE=(); else
+		PRE=(setpriv --reuid="$1" --regid="$1" --init-groups --); fi
+}
+stepenv() { ENVI=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$H" LANG=C.UTF-8 FC_RUN="$RUNID" "$@"); }
+
+# sg_run [VAR=VALUE...] -- STEPGUARD-ARGS...: stepguard as the test user,
+# in $W, through $WRAP; output to $OUT, status to $RC.
+sg_run() {
+	local -a ev=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do ev+=("$1"); shift; done
+	shift
+	pre_for "$TU"
+	stepenv "${ev[@]}"
+	# (braces: bash's notice of a death by signal goes to $OUT too)
+	{ (cd "$W" && exec "${PRE[@]}" "${ENVI[@]}" timeout -k 2 30 "${WRAP[@]}" "$SGU" "$@") </dev/null; } \
+		>"$OUT" 2>&1
+	RC=$?
+	logrun "${WRAP[*]:+${WRAP[*]} }stepguard $*"
+}
+# logrun WHAT: keep the last run's output in $OUT.all, for a FAIL's details
+logrun() { { printf '$ %s -> %s\n' "$1" "$RC"; sed 's/^/  /' "$OUT"; } >>"$OUT.all"; }
+# unconf CMD...: the same command without stepguard (the counterpart)
+unconf() {
+	pre_for "$TU"
+	stepenv
+	(cd "$W" && exec "${PRE[@]}" "${ENVI[@]}" timeout -k 2 30 "${WRAP[@]}" "$@") \
+		>>"$BASE/out/t$NT.unconf" 2>&1 </dev/null
+}
+# bg_sg STEPGUARD-ARGS...: in the background; $BGPID is the process that
+# becomes stepguard (or the first of $WRAP)
+bg_sg() {
+	pre_for "$TU"
+	stepenv
+	(cd "$W" && exec "${PRE[@]}" "${ENVI[@]}" "${WRAP[@]}" "$SGU" "$@") >"$OUT" 2>&1 </dev/null &
+	BGPID=$!
+}
+# wait_for TEST [SECONDS]: poll until the shell test succeeds (default 10 s)
+wait_for() {
+	local i n=$((${2:-10} * 40))
+	for ((i = 0; i < n; i++)); do eval "$1" && return 0; sleep 0.025; done
+	return 1
+}
+
+# --- judging ----------------------------------------------------------------
+ERRS=()
+need() { # DESCRIPTION COMMAND...: note DESCRIPTION unless COMMAND succeeds
+	local what=$1
+	shift
+	"$@" || ERRS+=("$what")
+}
+rc_is() { [ "$RC" = "$1" ]; }
+out_has() { grep -Eq -- "$1" "$OUT"; }
+out_has_i() { grep -Eiq -- "$1" "$OUT"; }
+out_lacks() { ! grep -Eq -- "$1" "$OUT"; }
+absent() { [ ! -e "$1" ] && [ ! -L "$1" ]; }
+present() { [ -e "$1" ]; }
+mode_is() { [ "$(stat -c %a "$1" 2>/dev/null)" = "$2" ]; }
+rep_has() { grep -Eq -- "$2" "$1" 2>/dev/null; }
+# want STATUS REGEX: stepguard's status and a line of its message
+want() {
+	need "exit status $RC, expected $1" rc_is "$1"
+	[ -n "${2:-}" ] && need "no message matching /$2/" out_has "$2"
+	return 0
+}
+# not_run: the probe (work/ran, ~/pwn, chmod ~/.profile) did nothing
+not_run() {
+	need "the step ran ($W/ran exists)${1:+ [$1]}" absent "$W/ran"
+	need "a write outside landed ($H/pwn)${1:+ [$1]}" absent "$H/pwn"
+	need "\$HOME/.profile changed mode ($(stat -c %a "$H/.profile"))${1:+ [$1]}" mode_is "$H/.profile" 644
+}
+# ran_confined: the probe ran and only its write inside landed
+ran_confined() {
+	need "the step did not run ($W/ran missing)${1:+ [$1]}" present "$W/ran"
+	need "a write outside landed ($H/pwn)${1:+ [$1]}" absent "$H/pwn"
+	need "\$HOME/.profile changed mode ($(stat -c %a "$H/.profile"))${1:+ [$1]}" mode_is "$H/.profile" 644
+}
+# reset_probe: undo a probe run, for the next run in the same tree
+reset_probe() { rm -f "$W/ran" "$H/pwn"; chmod 644 "$H/.profile"; }
+
+result() { # PASS|FAIL|SKIP NAME REASON
+	printf '%s %s — %s\n' "$1" "$2" "$3"
+	case $1 in
+	PASS) NPASS=$((NPASS + 1)) ;;
+	FAIL) NFAIL=$((NFAIL + 1)) ;;
+	SKIP) NSKIP=$((NSKIP + 1)) ;;
+	esac
+}
+# verdict REASON: PASS with REASON, or FAIL with what was noted
+verdict() {
+	local e
+	if [ ${#ERRS[@]} = 0 ]; then
+		result PASS "$TN" "$1"
+		[ "$VERBOSE" = 1 ] && [ -s "$OUT" ] && sed -n '1,12s/^/        | /p' "$OUT"
+	else
+		result FAIL "$TN" "$1"
+		for e in "${ERRS[@]}"; do printf '        %s\n' "$e"; done
+		printf '        the runs (last lines):\n'
+		tail -n 30 "$OUT.all" 2>/dev/null | sed 's/^/        | /'
+		printf '        the last output:\n'
+		sed -n '1,15s/^/        | /p' "$OUT"
+	fi
+}
+skip() { result SKIP "$TN" "$1"; }
+
+# ===================================================================
+# The tests.  Each is t_<name> and runs as $TU; $TN is "name.user".
+
+# --- no policy file ------------------------------------------------------
+t_policy_missing() {
+	fresh "$TU"
+	sg_run -- -q --filter landlock -p "$B/absent.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "absent\.ini: cannot open: No such file or directory"
+	not_run "-p"
+	sg_run STEPGUARD_POLICY="$B/absent.ini" -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	want 64 "absent\.ini: cannot open: No such file or directory"
+	not_run "STEPGUARD_POLICY"
+	printf '[stepguard]\nmode = enforce\n' >"$B/present.ini"
+	chmod 644 "$B/present.ini"
+	own "$B/present.ini"
+	sg_run -- -q --filter landlock -p "$B/present.ini" --rules-dir "$B/absent.d" -w "$W" -- "${PROBE[@]}"
+	want 64 "absent\.d: cannot open the drop-in directory: No such file or directory"
+	not_run "--rules-dir"
+	# counterpart: the same run with the file there
+	sg_run -- -q --filter landlock -p "$B/present.ini" -w "$W" -- "${PROBE[@]}"
+	ran_confined "counterpart: the policy present"
+	verdict "a missing -p file, STEPGUARD_POLICY file or --rules-dir: exit 64 naming it, nothing ran; present, the step runs confined"
+}
+
+t_policy_default_absent() {
+	if [ -e /etc/stepguard/stepguard.ini ] || [ -e /etc/stepguard/rules.d ]; then
+		skip "/etc/stepguard holds a policy on this machine: the no-policy case cannot be produced without changing it"
+		return
+	fi
+	fresh "$TU"
+	sg_run -- --filter landlock -w "$W" --check -- true
+	want 0 "/etc/stepguard/stepguard\.ini: absent"
+	need "--check does not list the built-in policy as the source" out_has "built-in:10-defaults\.ini: built-in"
+	: >"$OUT"
+	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	need "exit status $RC, expected 1 (the probe's last command, a refused chmod)" rc_is 1
+	ran_confined
+	verdict "no /etc/stepguard: documented fallback to the compiled-in policy, never to no policy; --check says absent; the step ran confined"
+}
+
+# --- unreadable policy -----------------------------------------------------
+t_policy_unreadable() {
+	fresh "$TU"
+	local extra=''
+	mkdir "$B/policy-dir"
+	sg_run -- -q --filter landlock -p "$B/policy-dir" -w "$W" -- "${PROBE[@]}"
+	want 64 "policy-dir: refused: not a regular file"
+	not_run "a directory as policy"
+	if [ "$TU" = root ]; then
+		extra="; as root every file is readable (CAP_DAC_OVERRIDE): EACCES is tested as $SUITE_USER"
+	else
+		# mode 000: even its owner cannot read it (only root could)
+		printf '[stepguard]\nmode = enforce\n' >"$B/secret.ini"
+		printf '[stepguard]\nmode = enforce\n' >"$B/ok.ini"
+		mkdir "$B/rules.d" "$B/closed.d"
+		printf '[writes]\nx = /tmp\n' >"$B/rules.d/10-secret.ini"
+		own "$B/secret.ini" "$B/ok.ini" "$B/rules.d" "$B/closed.d" "$B/rules.d/10-secret.ini"
+		chmod 644 "$B/ok.ini"
+		chmod 000 "$B/secret.ini" "$B/rules.d/10-secret.ini" "$B/closed.d"
+		sg_run -- -q --filter landlock -p "$B/secret.ini" -w "$W" -- "${PROBE[@]}"
+		want 64 "secret\.ini: cannot open: Permission denied"
+		not_run "unreadable -p"
+		sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- "${PROBE[@]}"
+		want 64 "rules\.d/10-secret\.ini: cannot open: Permission denied"
+		not_run "unreadable drop-in"
+		sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/closed.d" -w "$W" -- "${PROBE[@]}"
+		want 64 "closed\.d: cannot open the drop-in directory: Permission denied"
+		not_run "unreadable drop-in dir"
+		# counterpart: readable, the same policy runs
+		chmod 644 "$B/secret.ini"
+		sg_run -- -q --filter landlock -p "$B/secret.ini" -w "$W" -- "${PROBE[@]}"
+		ran_confined "counterpart: the policy made readable"
+		extra="; a policy, drop-in or drop-in dir this user cannot read (mode 000, EACCES): 64 naming it, not run; made readable, it runs confined"
+	fi
+	verdict "a directory given as the policy: 64 (not a regular file), not run$extra"
+}
+
+# --- syntax errors -----------------------------------------------------------
+t_policy_syntax() {
+	fresh "$TU"
+	printf '[stepguard]\nmode = enforce\nthis line has no equals sign\n' >"$B/bad.ini"
+	printf '[stepguard\nmode = enforce\n' >"$B/hdr.ini"
+	printf '[stepguard]\nfilter = landlok\n' >"$B/value.ini"
+	printf '[stepguard]\nmode = enforce\n' >"$B/ok.ini"
+	mkdir "$B/rules.d"
+	printf '[writes]\ncache = /tmp\nnot a key\n' >"$B/rules.d/20-bad.ini"
+	chmod 644 "$B"/*.ini "$B/rules.d/20-bad.ini"
+	own "$B"/*.ini "$B/rules.d" "$B/rules.d/20-bad.ini"
+	sg_run -- -q --filter landlock -p "$B/bad.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "bad\.ini:3: "
+	not_run "line 3"
+	sg_run -- -q --filter landlock -p "$B/hdr.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "hdr\.ini:1: section header"
+	not_run "header"
+	sg_run -- -q -p "$B/value.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "value\.ini:2: "
+	not_run "bad value"
+	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- "${PROBE[@]}"
+	want 64 "rules\.d/20-bad\.ini:3: "
+	not_run "drop-in"
+	# counterpart: the drop-in mended
+	printf '[writes]\ncache = /tmp\n' >"$B/rules.d/20-bad.ini"
+	rm -f "$W/ran" && : >"$OUT"
+	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- /bin/sh -c 'echo ran > ran'
+	need "counterpart: the mended drop-in did not run (status $RC)" rc_is 0
+	verdict "a line without =, an unclosed header, a bad filter value, a bad drop-in line: 64 with file:line, nothing ran; mended, it runs"
+}
+
+# --- writable by others --------------------------------------------------------
+t_policy_writable() {
+	fresh "$TU"
+	local f other
+	for f in w666 w620 ok foreign; do printf '[stepguard]\nmode = enforce\n' >"$B/$f.ini"; done
+	mkdir "$B/open.d" "$B/rules.d"
+	printf '[stepguard]\nmode = enforce\n' >"$B/open.d/10-a.ini"
+	printf '[stepguard]\nmode = enforce\n' >"$B/rules.d/10-a.ini"
+	own "$B"/*.ini "$B/open.d" "$B/rules.d" "$B/open.d/10-a.ini" "$B/rules.d/10-a.ini"
+	chmod 666 "$B/w666.ini"
+	chmod 620 "$B/w620.ini"
+	chmod 644 "$B/ok.ini" "$B/foreign.ini" "$B/open.d/10-a.ini"
+	chmod 777 "$B/open.d"
+	chmod 666 "$B/rules.d/10-a.ini"
+	sg_run -- -q --filter landlock -p "$B/w666.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "w666\.ini: refused: is writable by group or others"
+	not_run "0666"
+	sg_run -- -q --filter landlock -p "$B/w620.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "w620\.ini: refused: is writable by group or others"
+	not_run "0620"
+	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/open.d" -w "$W" -- "${PROBE[@]}"
+	want 64 "open\.d: refused: is writable by group or others"
+	not_run "drop-in dir 0777"
+	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- "${PROBE[@]}"
+	want 64 "rules\.d/10-a\.ini: refused: is writable by group or others"
+	not_run "drop-in 0666"
+	other=''
+	if [ "$MYUID" = 0 ]; then
+		if [ "$TU" = root ]; then other=$SUITE_USER; else other=nobody; fi
+		chown "$other" "$B/foreign.ini"
+		sg_run -- -q --filter landlock -p "$B/foreign.ini" -w "$W" -- "${PROBE[@]}"
+		want 64 "foreign\.ini: refused: is owned by another user"
+		not_run "owned by $other"
+	fi
+	# counterpart: 0644 file, 0755 dir with a 0644 drop-in
+	chmod 644 "$B/rules.d/10-a.ini"
+	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- "${PROBE[@]}"
+	ran_confined "counterpart: 0644 and 0755"
+	verdict "policy 0666 and 0620, drop-in dir 0777, drop-in 0666${other:+, policy owned by $other}: 64 naming the file, nothing ran; 0644/0755 runs confined"
+}
+
+# --- roots that do not exist ------------------------------------------------------
+t_root_missing() {
+	fresh "$TU"
+	sg_run -- -q --filter landlock -w "$B/absent" -- "${PROBE[@]}"
+	want 64 "work directory: cannot open \"$B/absent\": No such file or directory"
+	not_run "-w"
+	sg_run -- -q --filter landlock -w "$W" --allow-write "$B/absent" -- "${PROBE[@]}"
+	want 64 "--allow-write: cannot open \"$B/absent\": No such file or directory"
+	not_run "--allow-write"
+	printf '[writes]\n# a cache\nextra = %s/absent\n' "$B" >"$B/p.ini"
+	chmod 644 "$B/p.ini"
+	own "$B/p.ini"
+	sg_run -- -q --filter landlock -p "$B/p.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "p\.ini:3: \[writes\] extra: cannot open \"$B/absent\": No such file or directory"
+	not_run "[writes]"
+	verdict "-w, --allow-write and a [writes] entry naming nothing: 64 naming it (with file:line), nothing ran"
+}
+
+t_root_missing_optional() {
+	fresh "$TU"
+	printf '[writes]\nlater = ?%s/later\n' "$B" >"$B/p.ini"
+	chmod 644 "$B/p.ini"
+	own "$B/p.ini"
+	bg_sg -q --filter landlock -p "$B/p.ini" -w "$W" -- /bin/sh "$S/waitgo.sh" "$B/later/x" "$W/control"
+	if ! wait_for '[ -e "$W/started" ]'; then
+		ERRS+=("the step did not start")
+	else
+		mkdir "$B/later" && chmod 777 "$B/later" # anyone may write there, but it is no root
+		touch "$W/go"
+	fi
+	wait "$BGPID"
+	RC=$?
+	need "exit status $RC, expected 0 (sh's status after its last write)" rc_is 0
+	need "a write into the optional root created after the start landed" absent "$B/later/x"
+	need "the control inside the work dir did not land" present "$W/control"
+	# counterpart: the directory there at the start is a root
+	rm -rf "$B/later" "$W"/{started,go,rep,err,control}
+	mkdir "$B/later" && own "$B/later"
+	bg_sg -q --filter landlock -p "$B/p.ini" -w "$W" -- /bin/sh "$S/waitgo.sh" "$B/later/x" "$W/control"
+	wait_for '[ -e "$W/started" ]' && touch "$W/go"
+	wait "$BGPID"
+	need "counterpart: the optional root present at the start was not writable" present "$B/later/x"
+	verdict "a ?-root absent at the start is skipped, not bound: created mid-step (mode 0777) it is still refused; present at the start, it is a root"
+}
+
+# --- roots that are symlinks ------------------------------------------------------
+t_root_symlink() {
+	fresh "$TU"
+	ln -s "$W" "$B/wlink"
+	ln -s "$H" "$B/hlink"
+	ln -s / "$B/rlink"
+	sg_run -- -v --filter landlock -w "$B/wlink" -- /bin/sh -c 'echo via > "$1/via"; echo pwn > "$2/pwn"' sh "$B/wlink" "$H"
+	need "-w symlink: exit status $RC, expected 2" rc_is 2
+	need "-w symlink: the root is not shown resolved ($W)" out_has "writable: $W \(work directory\)"
+	need "-w symlink: the write through the link did not land in $W" present "$W/via"
+	need "-w symlink: a write outside landed" absent "$H/pwn"
+	: >"$OUT"
+	sg_run -- -q --filter landlock -w "$B/hlink" -- "${PROBE[@]}"
+	want 64 "work directory: \"$H\" contains the home directory"
+	not_run "-w -> \$HOME"
+	sg_run -- -q --filter landlock -w "$W" --allow-write "$B/rlink" -- "${PROBE[@]}"
+	want 64 "--allow-write: \"$B/rlink\" resolves to \"/\""
+	not_run "--allow-write -> /"
+	printf '[writes]\nvia = %s/hlink\n' "$B" >"$B/p.ini"
+	chmod 644 "$B/p.ini"
+	own "$B/p.ini"
+	sg_run -- -q --filter landlock -p "$B/p.ini" -w "$W" -- "${PROBE[@]}"
+	want 64 "p\.ini:2: \[writes\] via: \"$H\" contains the home directory"
+	not_run "[writes] -> \$HOME"
+	verdict "a symlink root is resolved once, at the start (-v shows the target); one to \$HOME or / is refused with 64, nothing ran"
+}
+
+t_root_symlink_retarget() {
+	fresh "$TU"
+	mkdir "$B/extra"
+	own "$B/extra"
+	ln -s "$B/extra" "$B/xlink"
+	bg_sg -q --filter landlock -w "$W" --allow-write "$B/xlink" -- /bin/sh "$S/waitgo.sh" "$B/xlink/x" "$B/extra/y"
+	if wait_for '[ -e "$W/started" ]'; then
+		ln -sfn "$H" "$B/xlink"
+		touch "$W/go"
+	else
+		ERRS+=("the step did not start")
+	fi
+	wait "$BGPID"
+	RC=$?
+	need "the write through the retargeted link landed in \$HOME" absent "$H/x"
+	need "the write into the original target did not land" present "$B/extra/y"
+	need "exit status $RC, expected 0" rc_is 0
+	# counterpart: unconfined, the same write lands in $HOME
+	ln -sfn "$B/extra" "$B/xlink"
+	rm -f "$W"/{started,go,rep,err}
+	(unconf /bin/sh "$S/waitgo.sh" "$B/xlink/x") &
+	wait_for '[ -e "$W/started" ]' && ln -sfn "$H" "$B/xlink" && touch "$W/go"
+	wait $!
+	need "counterpart: unconfined, the write did not reach \$HOME (the test cannot tell)" present "$H/x"
+	verdict "--allow-write symlink retargeted to \$HOME mid-step: the root stays the first target (write landed there), nothing in \$HOME; unconfined it lands"
+}
+
+# the race, with the step already running
+t_root_swapped_running() {
+	fresh "$TU"
+	bg_sg --filter landlock -w "$W" -- /bin/sh "$S/swap.sh" "$W"
+	if wait_for '[ -e "$W/started" ]'; then
+		mv "$W" "$B/moved" && ln -s "$H" "$W" && touch "$B/moved/go"
+	else
+		ERRS+=("the step did not start")
+	fi
+	wait "$BGPID"
+	RC=$?
+	need "a write through the old work dir path landed in \$HOME" absent "$H/pwn"
+	need "chmod through the old work dir path changed ~/.profile" mode_is "$H/.profile" 644
+	need "the write relative to the cwd did not land in the renamed work dir" present "$B/moved/rel"
+	need "the step did not finish (no done in its report)" rep_has "$B/moved/rep" '^done$'
+	need "the supervisor did not report the chmod at its resolved target" out_has "refused chmod $H/\.profile"
+	# counterpart: unconfined, the write lands in $HOME
+	rm -rf "$W" && mv "$B/moved" "$W" && rm -f "$W"/{started,go,rep,err,rel}
+	(unconf /bin/sh "$S/swap.sh" "$W") &
+	wait_for '[ -e "$W/started" ]' && mv "$W" "$B/moved" && ln -s "$H" "$W" && touch "$B/moved/go"
+	wait $!
+	need "counterpart: unconfined, the write did not reach \$HOME (the test cannot tell)" present "$H/pwn"
+	verdict "work dir renamed away and replaced by a symlink to \$HOME while the step runs: nothing lands in \$HOME, chmod refused at the resolved target, writes follow the renamed dir; unconfined it lands"
+}
+
+# the race, between the opening of the roots and the rules: strace holds
+# stepguard in its first landlock_add_rule(2) while the work dir is swapped
+t_root_swapped_before_exec() {
+	if ! command -v strace >/dev/null; then
+		skip "strace is not installed (apt-get install strace); root-swapped-running covers the swap after exec"
+		return
+	fi
+	fresh "$TU"
+	local sgpid='' sc='' i
+	WRAP=(strace -f -qq -o /dev/null -e trace=landlock_add_rule -e inject=landlock_add_rule:delay_enter=700000:when=1)
+	printf '%s\n' 'echo pwn > "$1/pwn" 2>>err; echo "write-old-path $?" >>rep' \
+		'chmod 600 "$1/.profile" 2>>err; echo "chmod-old-path $?" >>rep' \
+		'echo rel > rel; echo "write-cwd $?" >>rep' 'echo done >>rep' >"$B/now.sh"
+	chmod 644 "$B/now.sh"
+	bg_sg --filter landlock -w "$W" -- /bin/sh "$B/now.sh" "$W"
+	# stepguard is strace's child; wait until it sits in landlock_add_rule
+	for ((i = 0; i < 400; i++)); do
+		# shellcheck disable=SC2013 # the file is one line of pids
+		for sgpid in $(cat "/proc/$BGPID/task/$BGPID/children" 2>/dev/null); do
+			[ "$(tr '\0' ' ' <"/proc/$sgpid/cmdline" 2>/dev/null | cut -d' ' -f1)" = "$SGU" ] && break
+			sgpid=''
+		done
+		[ -n "$sgpid" ] && sc=$(cut -d' ' -f1 "/proc/$sgpid/syscall" 2>/dev/null)
+		[ "$sc" = 445 ] && break
+		sleep 0.01
+	done
+	if [ "$sc" = 445 ]; then
+		need "the work dir was not open (O_PATH) in stepguard at the swap" \
+			eval 'ls -l "/proc/$sgpid/fd" 2>/dev/null | grep -qF -- "-> $W"'
+		mv "$W" "$B/moved" && ln -s "$H" "$W"
+	else
+		ERRS+=("stepguard was never seen inside landlock_add_rule (x86_64 445; last: ${sc:-none}, pid ${sgpid:-none})")
+	fi
+	wait "$BGPID"
+	RC=$?
+	need "a write through the old work dir path landed in \$HOME" absent "$H/pwn"
+	need "chmod through the old work dir path changed ~/.profile" mode_is "$H/.profile" 644
+	need "the step did not run in the renamed work dir" rep_has "$B/moved/rep" '^done$'
+	need "the write relative to the cwd did not land in the renamed work dir" present "$B/moved/rel"
+	verdict "work dir swapped for a symlink to \$HOME after stepguard opened it and before any Landlock rule, fork or exec: the rules bind the opened dir, nothing lands in \$HOME"
+}
+
+# --- backends -------------------------------------------------------------------
+t_backend_ebpf_by_name() {
+	fresh "$TU"
+	local f
+	if [ "$TU" = root ] && bpffs_mounted; then
+		skip "a bpf file system is mounted here, so root may be able to use eBPF (asking would load and pin it): tested as $SUITE_USER, and in the VM"
+		return
+	fi
+	for f in bpf-lsm bpf-fmod; do
+		sg_run -- -q --filter $f -w "$W" -- "${PROBE[@]}"
+		want 71 "filter $f is unavailable"
+		need "no 'the step was not run' for $f" out_has "the step was not run"
+		not_run "--filter $f"
+	done
+	printf '[stepguard]\nfilter = bpf-fmod\n' >"$B/p.ini"
+	chmod 644 "$B/p.ini"
+	own "$B/p.ini"
+	sg_run -- -q -p "$B/p.ini" -w "$W" -- "${PROBE[@]}"
+	want 71 "filter bpf-fmod is unavailable"
+	not_run "policy filter = bpf-fmod"
+	[ "$TU" != root ] && need "as a user: the message does not say eBPF needs root" out_has "needs root"
+	# counterpart: Landlock by name runs
+	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	ran_confined "counterpart: --filter landlock"
+	verdict "bpf-lsm and bpf-fmod by name (option or policy) where they cannot be used: 71, the reason, 'the step was not run', never replaced by Landlock"
+}
+
+# bpffs_mounted: is a bpf file system mounted on /sys/fs/bpf (then root may
+# be able to load eBPF, and asking for it would load and pin it for real)
+bpffs_mounted() { [ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ]; }
+
+# A private mount namespace gives this host what it lacks for the eBPF
+# checks: a bpf file system (and, for bpf-lsm, an LSM list without bpf).
+# ns_run SCRIPT: run SCRIPT with bash in one; output appended to $OUT.
+ns_ok() {
+	[ "$MYUID" = 0 ] || { NS_WHY="needs root (mount namespace, bpffs)"; return 1; }
+	[ "$TU" = root ] || { NS_WHY="eBPF is root's: the unprivileged refusal is backend-ebpf-by-name.$TU"; return 1; }
+	command -v unshare >/dev/null || { NS_WHY="no unshare(1)"; return 1; }
+	unshare -m --propagation private true 2>/dev/null || { NS_WHY="cannot make a mount namespace here"; return 1; }
+	unshare -m --propagation private mount -t bpf bpf /sys/fs/bpf 2>/dev/null ||
+		{ NS_WHY="cannot mount a bpf file system here"; return 1; }
+	return 0
+}
+ns_run() {
+	(cd "$W" && SGU=$SGU W=$W H=$H PROBE_SH=$PROBE_SH \
+		unshare -m --propagation private bash -c 'mount -t bpf bpf /sys/fs/bpf || exit 90; '"$1") \
+		>"$OUT" 2>&1 </dev/null
+	RC=$?
+	logrun "(mount namespace with bpffs) $1"
+}
+
+t_backend_bpf_lsm_inactive() {
+	ns_ok || { skip "$NS_WHY"; return; }
+	fresh "$TU"
+	ns_run '
+		mount -t tmpfs none /sys/kernel/security || exit 91
+		printf "lockdown,capability,landlock\n" > /sys/kernel/security/lsm
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -q --filter bpf-lsm -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"
+		st=$?
+		echo "pins: $(find /sys/fs/bpf/stepguard -mindepth 2 2>/dev/null | tr "\n" " ")"
+		exit $st'
+	want 71 "bpf is not an active LSM"
+	need "no 'the step was not run'" out_has "the step was not run"
+	need "programs were loaded or pinned" out_has "^pins: *$"
+	not_run
+	verdict "bpffs mounted, LSM list without bpf: --filter bpf-lsm refused before loading anything (nothing pinned), 71, not run"
+}
+
+t_backend_ebpf_load_refused() {
+	ns_ok || { skip "$NS_WHY"; return; }
+	fresh "$TU"
+	ns_run '
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" --filter bpf-fmod -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"
+		echo "status: $?"
+		echo "pins: $(find /sys/fs/bpf/stepguard -mindepth 2 2>/dev/null | tr "\n" " ")"
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -v -w "$W" -- /bin/sh -c "echo auto > \"\$1/auto\"; echo pwn > \"\$2/pwn\"; chmod 600 \"\$2/.profile\"" sh "$W" "$H"
+		echo "auto status: $?"'
+	if grep -q '^status: [0-9]*$' "$OUT" && ! grep -q '^status: 71$' "$OUT" &&
+		grep -q 'write filter bpf-fmod (programs loaded and pinned' "$OUT"; then
+		skip "this kernel loads the eBPF filter: its load refusal can be produced only where it cannot (see the README)"
+		return
+	fi
+	need "--filter bpf-fmod: not exit 71" out_has '^status: 71$'
+	need "--filter bpf-fmod: no 'the kernel refused the filter'" out_has "filter bpf-fmod is unavailable \(bpf-fmod: the kernel refused the filter"
+	need "programs were pinned after the refusal" out_has "^pins: *$"
+	need "auto: exit status not 1 (the probe's last command, a refused chmod)" out_has '^auto status: 1$'
+	need "auto did not fall back to landlock with the eBPF reason on the start line" \
+		out_has "write filter landlock\+supervisor \(Landlock ABI [0-9]+\), seccomp \[eBPF: .*the kernel refused the filter"
+	need "auto: the step did not run" present "$W/auto"
+	need "auto: a write outside landed" absent "$H/pwn"
+	need "auto: ~/.profile changed mode" mode_is "$H/.profile" 644
+	verdict "the kernel refuses the programs: --filter bpf-fmod 71 with the loader's reason, nothing pinned; auto says why and runs on Landlock, confined"
+}
+
+t_backend_ebpf_pins_bad() {
+	ns_ok || { skip "$NS_WHY"; return; }
+	fresh "$TU"
+	ns_run '
+		run() { env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -q --filter bpf-fmod -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"; echo "$1: status $?"; }
+		mkdir -m 700 /sys/fs/bpf/stepguard
+		mount -o remount,ro /sys/fs/bpf && run read-only'
+	not_run "read-only"
+	local v
+	v=$(sed -n 's|.*mkdir /sys/fs/bpf/stepguard/\(v[^:]*\): Read-only file system.*|\1|p' "$OUT" | head -1)
+	need "read-only bpffs: not 71, or the pin directory not named" out_has '^read-only: status 71$'
+	if [ -z "$v" ]; then
+		ERRS+=("cannot learn this build's pin directory name from the read-only refusal")
+		not_run
+		verdict "pins of this build that cannot be trusted or used: 71 each, not run"
+		return
+	fi
+	ns_run '
+		run() { env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -q --filter bpf-fmod -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"; echo "$1: status $?"; }
+		d=/sys/fs/bpf/stepguard
+		mkdir -m 777 $d && chmod 777 $d && run world-writable
+		chmod 700 $d && chown 65534 $d && run foreign-owned
+		chown 0 $d && mkdir -p $d/'"$v"'/fmod && run no-programs
+		mkdir $d/'"$v"'/fmod/x && run no-maps
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -v -w "$W" -- /bin/sh -c "echo auto > \"\$1/auto\"; echo pwn > \"\$2/pwn\"" sh "$W" "$H"
+		echo "auto: status $?"'
+	need "0777 pin root: not 71" out_has '^world-writable: status 71$'
+	need "0777 pin root: no reason" out_has "/sys/fs/bpf/stepguard is not root's or is group/world-writable"
+	need "pin root owned by uid 65534: not 71" out_has '^foreign-owned: status 71$'
+	need "empty fmod/: not 71" out_has '^no-programs: status 71$'
+	need "empty fmod/: no reason" out_has "$v/fmod holds no programs"
+	need "fmod/ without maps: not 71" out_has '^no-maps: status 71$'
+	need "fmod/ without maps: no reason" out_has "cannot open the pinned map /sys/fs/bpf/stepguard/$v/"
+	need "auto with bad pins: not 2 (the probe's refused write)" out_has '^auto: status 2$'
+	need "auto with bad pins: no start line naming a write filter" out_has 'write filter (landlock\+supervisor|bpf-lsm|bpf-fmod) '
+	need "auto: the step did not run" present "$W/auto"
+	not_run
+	verdict "pins of this build ($v) that cannot be trusted or used — read-only, 0777 or foreign pin root, fmod/ without programs, without maps: 71 each, not run; auto uses Landlock"
+}
+
+LANDLOCK_OFF='landlock[^.]*(not (an )?(active|enabled|available|supported)|unavailable|disabled)|no landlock'
+t_backend_landlock_off() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	fresh "$TU"
+	WRAP=("$HELPER" deny landlock_create_ruleset=EOPNOTSUPP --)
+	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	want 71
+	need "the message does not say Landlock is missing (/$LANDLOCK_OFF/i, as tests/vm 10-stepguard)" out_has_i "$LANDLOCK_OFF"
+	need "no 'the step was not run'" out_has "the step was not run"
+	need "no hint naming lsm=" out_has 'lsm='
+	not_run "EOPNOTSUPP, --filter landlock"
+	if [ "$TU" != root ] || ! bpffs_mounted; then
+		# auto, where no eBPF backend can be used (never by a user)
+		sg_run -- -q -w "$W" -- "${PROBE[@]}"
+		want 71
+		need "auto: the message does not say Landlock is missing" out_has_i "$LANDLOCK_OFF"
+		not_run "EOPNOTSUPP, auto"
+	fi
+	sg_run -- --filter landlock -w "$W" --check
+	want 71 "the write filter cannot be set up: Landlock is built into this kernel but not enabled"
+	WRAP=("$HELPER" deny landlock_create_ruleset=ENOSYS --)
+	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	want 71 "this kernel has no Landlock"
+	not_run "ENOSYS"
+	# counterpart: the same wrapper denying an unrelated call
+	WRAP=("$HELPER" deny acct=EPERM --)
+	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	ran_confined "counterpart: fchelper denying acct(2) only"
+	verdict "landlock_create_ruleset answering EOPNOTSUPP (lsm= without landlock) or ENOSYS (no Landlock): 71, message names Landlock and lsm=, not run (a stand-in: the real boot is tests/vm 10-stepguard refuse-*)"
+}
+
+t_backend_supervisor_unavailable() {
+	command -v setarch >/dev/null || { skip "no setarch(8)"; return; }
+	case $(setarch "$(uname -m)" --uname-2.6 uname -r 2>/dev/null) in
+	2.6.*) ;;
+	*) skip "setarch --uname-2.6 does not work here"; return ;;
+	esac
+	fresh "$TU"
+	WRAP=(setarch "$(uname -m)" --uname-2.6)
+	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	want 71 "the write filter cannot refuse attributes .*truncate"
+	need "no hint naming accept-gaps" out_has "accept-gaps"
+	not_run
+	# counterpart: the policy accepts the holes; the step runs, and the hole is real
+	printf '[stepguard]\naccept-gaps = attributes truncate\n' >"$B/gaps.ini"
+	chmod 644 "$B/gaps.ini"
+	own "$B/gaps.ini"
+	: >"$OUT"
+	sg_run -- --filter landlock -p "$B/gaps.ini" -w "$W" -- "${PROBE[@]}"
+	need "accept-gaps: the start line does not say backend landlock and accepted" \
+		out_has "write filter landlock \(Landlock ABI [0-9]+\).*\(accepted by policy: attributes"
+	need "accept-gaps: the step did not run" present "$W/ran"
+	need "accept-gaps: a write outside landed (Landlock should still refuse it)" absent "$H/pwn"
+	need "accept-gaps: the chmod outside did not land: the refusal above would then prove nothing" mode_is "$H/.profile" 600
+	verdict "a kernel too old for the supervisor: 71 naming the uncovered calls and accept-gaps, not run; accepted by policy it runs as 'landlock' and chmod outside does land (the documented hole)"
+}
+
+t_backend_supervisor_no_proc() {
+	[ "$MYUID" = 0 ] || { skip "needs root (a mount namespace without /proc)"; return; }
+	[ "$TU" = root ] || { skip "the mount namespace is root's; the refusal does not depend on the user"; return; }
+	command -v unshare >/dev/null || { skip "no unshare(1)"; return; }
+	[ "$ASAN" = 0 ] || { skip "stepguard is built with ASan, which reads its options and runs LeakSanitizer through /proc: run it on a plain build"; return; }
+	fresh "$TU"
+	(cd "$W" && SGU=$SGU W=$W H=$H PROBE_SH=$PROBE_SH unshare -m --propagation private bash -c '
+		umount -l /proc || exit 90
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" --filter landlock -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"') \
+		>"$OUT" 2>&1 </dev/null
+	RC=$?
+	logrun "(mount namespace without /proc) stepguard --filter landlock -- probe"
+	want 71 "the step started but its supervision did not .*; killed"
+	need "a write outside landed" absent "$H/pwn"
+	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	verdict "no /proc for the supervisor: the step, already started, is killed and stepguard exits 71; nothing landed outside"
+}
+
+# --- killed -------------------------------------------------------------------------
+t_sigkill_stepguard() {
+	fresh "$TU"
+	local st
+	bg_sg --filter landlock -w "$W" --log "$L/log.json" -- /bin/sh "$S/killguard.sh" "$H"
+	if ! wait_for '[ -e "$W/started" ]'; then
+		ERRS+=("the step did not start")
+	fi
+	st=$(stat -c %a "$W/in.txt")
+	kill -KILL "$BGPID"
+	{ wait "$BGPID"; } 2>/dev/null
+	RC=$?
+	touch "$W/go"
+	wait_for 'rep_has "$W/rep" "^done$"' || ERRS+=("the step did not carry on after the kill")
+	need "exit status $RC, expected 137 (stepguard killed)" rc_is 137
+	need "the chmod inside before the kill did not work (supervisor alive)" rep_has "$W/rep" '^before-chmod-in 0$'
+	need "chmod inside after the kill was not refused" rep_has "$W/rep" '^chmod-in [1-9]'
+	need "in.txt changed mode after the kill ($st -> $(stat -c %a "$W/in.txt"))" mode_is "$W/in.txt" 600
+	need "the refusal was not ENOSYS (no listener: fail closed)" rep_has "$W/err" 'in\.txt.*Function not implemented'
+	need "chmod outside after the kill was not refused" rep_has "$W/rep" '^chmod-out [1-9]'
+	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	need "a write outside after the kill landed" absent "$H/pwn"
+	need "the write inside after the kill did not land (Landlock must stay, not everything break)" present "$W/after.txt"
+	need "the log has no start record" rep_has "$L/log.json" '"event":"start"'
+	need "the log has an end record from a killed stepguard" eval '! rep_has "$L/log.json" "\"event\":\"end\""'
+	# counterpart: unconfined, the same step changes ~/.profile and writes ~/pwn
+	rm -f "$W"/{rep,err,after.txt}
+	chmod 644 "$W/in.txt"
+	unconf /bin/sh "$S/killguard.sh" "$H"
+	need "counterpart: unconfined, the writes outside did not land (the test cannot tell)" present "$H/pwn"
+	verdict "stepguard SIGKILLed mid-step (137): the step goes on under Landlock (inside writes land, outside refused) and every supervised call, inside too, fails with ENOSYS; start record, no end record"
+}
+
+t_step_killed() {
+	fresh "$TU"
+	local t0 t1 opid
+	bg_sg --filter landlock -w "$W" --log "$L/log.json" -- /bin/sh "$S/stepkill.sh" "$H"
+	wait_for '[ -e "$W/started" ] && [ -s "$W/step.pid" ] && [ -s "$W/orphan.pid" ]' || ERRS+=("the step did not start")
+	opid=$(cat "$W/orphan.pid" 2>/dev/null)
+	t0=$(date +%s%N)
+	kill -KILL "$(cat "$W/step.pid")"
+	{ wait "$BGPID"; } 2>/dev/null
+	RC=$?
+	t1=$(date +%s%N)
+	touch "$W/go"
+	wait_for 'rep_has "$W/rep" "^done$"' || ERRS+=("the orphan did not carry on after the step was killed")
+	need "exit status $RC, expected 137 (the step's SIGKILL)" rc_is 137
+	need "stepguard took $(((t1 - t0) / 1000000)) ms to exit after its step died" [ $(((t1 - t0) / 1000000)) -lt 3000 ]
+	need "no end record with signal 9 and exit 137" rep_has "$L/log.json" '"event":"end".*"signal":9,"exit":137'
+	need "the orphan's chmod inside was not refused" rep_has "$W/rep" '^chmod-in [1-9]'
+	need "in.txt changed mode" mode_is "$W/in.txt" 644
+	need "the orphan's chmod outside was not refused" rep_has "$W/rep" '^chmod-out [1-9]'
+	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	need "the orphan's write outside landed" absent "$H/pwn"
+	need "the orphan's write inside did not land" present "$W/after.txt"
+	[ -n "$opid" ] && kill -KILL "$opid" 2>/dev/null
+	verdict "the step SIGKILLed: stepguard exits 137 at once, end record signal 9; its orphan stays confined (outside refused, supervised calls ENOSYS)"
+}
+
+t_sigterm_ignored() {
+	fresh "$TU"
+	local alive
+	bg_sg --filter landlock -w "$W" --log "$L/log.json" -- /bin/sh "$S/sigterm.sh" "$H"
+	wait_for '[ -e "$W/started" ]' || ERRS+=("the step did not start")
+	kill -TERM "$BGPID"
+	wait_for 'rep_has "$W/rep" "^carried-on$"' || ERRS+=("the step did not carry on after SIGTERM")
+	# The observation window: no escalation may kill the step meanwhile.
+	sleep 2
+	# alive: running, not a zombie waiting to be reaped
+	alive=0
+	case $(sed 's/.*) //' "/proc/$BGPID/stat" 2>/dev/null | cut -d' ' -f1) in
+	R | S | D) alive=1 ;;
+	esac
+	touch "$W/go"
+	wait "$BGPID"
+	RC=$?
+	need "SIGTERM did not reach the step" rep_has "$W/rep" '^got-TERM$'
+	need "stepguard did not outlive SIGTERM while its step ran" [ "$alive" = 1 ]
+	need "the step did not finish on its own (killed?)" rep_has "$W/rep" '^done$'
+	need "exit status $RC, expected the step's own 7" rc_is 7
+	need "chmod outside after SIGTERM was not refused" rep_has "$W/rep" '^chmod-out [1-9]'
+	need "the chmod outside was not refused by the supervisor (EPERM): is it still serving?" rep_has "$W/err" 'profile.*Operation not permitted'
+	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	need "a write outside after SIGTERM landed" absent "$H/pwn"
+	need "chmod inside after SIGTERM failed: the supervisor stopped serving" rep_has "$W/rep" '^chmod-in 0$'
+	need "in.txt was not changed by the allowed chmod" mode_is "$W/in.txt" 640
+	need "no end record with status 7" rep_has "$L/log.json" '"event":"end".*"status":7,"exit":7'
+	verdict "SIGTERM to stepguard is forwarded; the step ignores it and stays confined and supervised; stepguard waits, exit 7 is the step's; no SIGKILL in 2 s (stepguard has no escalation: launcher/run.c forwards only — the canceller's SIGKILL is sigkill-stepguard)"
+}
+
+# --- rlimits ------------------------------------------------------------------------
+t_rlimit_nproc() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	if [ "$TU" = root ]; then
+		skip "RLIMIT_NPROC does not bind root (CAP_SYS_RESOURCE, CAP_SYS_ADMIN): tested as $SUITE_USER"
+		return
+	fi
+	fresh "$TU"
+	local n
+	WRAP=(prlimit --nproc=1:1)
+	sg_run "${NOLEAK[@]}" -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
+	want 71 "cannot fork: Resource temporarily unavailable"
+	not_run "nproc 1"
+	n=$(($(ps -u "$TU" --no-headers 2>/dev/null | wc -l) + 8))
+	WRAP=(prlimit "--nproc=$n:$n")
+	: >"$OUT"
+	sg_run -- --filter landlock -w "$W" -- "$HELPER" try --forkfill create:"$H/x" create:"$W/new" \
+		chmod:"$H/.profile":600 chmod:"$W/in.txt":600 fork
+	need "the step did not exhaust its processes" out_has "forkfill: [0-9]+ children, then fork: Resource temporarily unavailable"
+	need "the fork after the exhaustion worked" out_has "fork -: refused"
+	need "exit status $RC, expected 2 (the two writes inside)" rc_is 2
+	need "a file outside landed" absent "$H/x"
+	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	need "the supervisor did not refuse chmod outside (EPERM)" out_has "chmod $H/\.profile: refused \(Operation not permitted\)"
+	need "the write inside did not land" present "$W/new"
+	need "chmod inside (performed by the supervisor) did not land" mode_is "$W/in.txt" 600
+	# counterpart: unconfined, the same exhausted step writes outside
+	unconf "$HELPER" try --forkfill create:"$H/x"
+	need "counterpart: unconfined, the write outside did not land (the test cannot tell)" present "$H/x"
+	verdict "RLIMIT_NPROC 1: stepguard cannot fork, says so, 71, not run; RLIMIT_NPROC $n: the step forks to EAGAIN and stays confined (outside refused, supervisor serving)"
+}
+
+ASAN_WHY="stepguard is built with ASan, whose shadow memory no RLIMIT_AS can hold: run it on a plain build"
+t_rlimit_as() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	[ "$ASAN" = 0 ] || { skip "$ASAN_WHY"; return; }
+	fresh "$TU"
+	WRAP=(prlimit --as=$((128 << 20)))
+	sg_run -- --filter landlock -w "$W" -- "$HELPER" try --hog create:"$H/x" create:"$W/new" \
+		chmod:"$H/.profile":600 chmod:"$W/in.txt":600
+	need "the step did not exhaust its address space" out_has "hog: [0-9]+ MiB held, then malloc: Cannot allocate memory"
+	need "exit status $RC, expected 2 (the two writes inside)" rc_is 2
+	need "a file outside landed" absent "$H/x"
+	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	need "the supervisor did not refuse chmod outside (EPERM)" out_has "chmod $H/\.profile: refused \(Operation not permitted\)"
+	need "stepguard did not report the refused chmod" out_has "stepguard: refused chmod $H/\.profile"
+	need "the write inside did not land" present "$W/new"
+	need "chmod inside (performed by the supervisor) did not land" mode_is "$W/in.txt" 600
+	unconf "$HELPER" try --hog create:"$H/x"
+	need "counterpart: unconfined, the write outside did not land (the test cannot tell)" present "$H/x"
+	verdict "RLIMIT_AS 128 MiB: the step allocates to ENOMEM and stays confined (outside refused, the supervisor serves and reports); unconfined it lands"
+}
+
+t_rlimit_as_stepguard() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	[ "$ASAN" = 0 ] || { skip "$ASAN_WHY"; return; }
+	fresh "$TU"
+	local k ran=0 refused=0 loader=0 signal=0 other='' sigs=''
+	for ((k = 1024; k <= 6144; k += 128)); do
+		rm -f "$H/x"
+		WRAP=(prlimit --as=$((k << 10)))
+		: >"$OUT"
+		sg_run -- -q --filter landlock -w "$W" -- "$HELPER" try create:"$H/x" create:"$W/ctl.$k" chmod:"$H/.profile":600
+		need "AS $k KiB: a file outside landed" absent "$H/x"
+		need "AS $k KiB: ~/.profile changed mode" mode_is "$H/.profile" 644
+		if [ -e "$W/ctl.$k" ]; then
+			ran=$((ran + 1))
+			need "AS $k KiB: the step ran, status $RC (expected 1)" rc_is 1
+		elif grep -q 'error while loading shared libraries' "$OUT"; then
+			loader=$((loader + 1))
+		elif [ "$RC" = 64 ] || [ "$RC" = 71 ]; then
+			refused=$((refused + 1))
+			need "AS $k KiB: refused ($RC) without a message" out_has '^stepguard: '
+		elif [ "$RC" -gt 128 ]; then
+			# Dead of a signal: while starting (ld.so, libc: --version dies
+			# too), or in stepguard's own setup (--version works)?
+			if { (exec "${WRAP[@]}" "$SGU" --version) >/dev/null 2>&1; } 2>/dev/null; then
+				signal=$((signal + 1))
+				sigs+=" ${k}K:$RC"
+			else
+				loader=$((loader + 1))
+			fi
+		else
+			other+=" ${k}K:$RC"
+		fi
+	done
+	need "AS sizes where the step did not run and stepguard exited 0 or another status:$other" [ -z "$other" ]
+	need "stepguard never ran the step even at 6 MiB" [ "$ran" -gt 0 ]
+	[ "${FC_STRICT:-0}" = 1 ] &&
+		need "FC_STRICT: stepguard died of a signal in its setup, without a message, at (size:status)$sigs" [ -z "$sigs" ]
+	verdict "RLIMIT_AS 1-6 MiB on stepguard (41 sizes): $loader could not start (ld.so/libc), $refused refused with a message, $ran ran confined, $signal died in setup${sigs:+ (size:status$sigs: SIGSEGV in libseccomp, see the README; FC_STRICT=1 fails on it)}; never anything outside"
+}
+
+# ===================================================================
+echo "== fail-closed matrix on $(uname -r), as ${USERS[*]}${USERS_WHY:+ ($USERS_WHY)}; stepguard $SG"
+[ -n "$HELPER_WHY" ] && echo "   helper: $HELPER_WHY"
+for t in "${TESTS[@]}"; do
+	IFS='|' read -r name _ _ <<<"$t"
+	for TU in "${USERS[@]}"; do
+		TN=$name.$TU
+		if [ -n "$ONLY" ] && ! [[ $TN =~ $ONLY ]]; then continue; fi
+		ERRS=()
+		"t_${name//-/_}"
+		sweep
+	done
+done
+echo "failclosed: $NPASS passed, $NFAIL failed, $NSKIP skipped"
+[ "$NFAIL" = 0 ]
