@@ -33,8 +33,10 @@ static void print_error(const struct sg_error *err)
 {
 	if (err->line)
 		fprintf(stderr, "stepguard: %s:%u: %s\n", err->file, err->line, err->msg);
-	else
+	else if (err->file[0])
 		fprintf(stderr, "stepguard: %s: %s\n", err->file, err->msg);
+	else /* from the command line, not a file */
+		fprintf(stderr, "stepguard: %s\n", err->msg);
 }
 
 int main(int argc, char **argv)

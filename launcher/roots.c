@@ -53,7 +53,7 @@ static void root_error(struct sg_error *err, const struct sg_root_entry *e, cons
 		snprintf(err->file, sizeof(err->file), "%s", e->origin.file);
 		err->line = e->origin.line;
 	} else {
-		snprintf(err->file, sizeof(err->file), "%s", "stepguard");
+		err->file[0] = '\0'; /* the command line: no file to name */
 		err->line = 0;
 	}
 	snprintf(err->msg, sizeof(err->msg), "%s: %s", e->what, msg);
@@ -166,7 +166,7 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 	}
 
 	if (!o->workdir && !getcwd(cwd, sizeof(cwd))) {
-		snprintf(err->file, sizeof(err->file), "stepguard");
+		err->file[0] = '\0';
 		err->line = 0;
 		snprintf(err->msg, sizeof(err->msg), "cannot get the current directory: %s",
 			 strerror(errno));
