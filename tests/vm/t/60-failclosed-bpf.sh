@@ -68,9 +68,12 @@ vm_show < /run/fc-term.out
 # SUDO_UID, drops the step to sgtest (uid 1000).  Forks fail; what runs
 # stays confined, and so do the children that were created.
 # A failed fork ends a non-interactive shell, so the storm runs in a
-# subshell; what follows needs no fork (builtins, then exec), and the
-# children that were created try their own write a second later.
-step='ulimit -u 12; ( i=0; while [ $i -lt 30 ]; do { sleep 1; echo z >> /tmp/fc-nproc-child.txt; } & i=$((i + 1)); done ) 2> /dev/null; echo y > /tmp/fc-nproc.txt; echo finished; exec sleep 3'
+# subshell; what follows needs no fork (builtins, then exec).  Each child
+# the storm got writes at once with a builtin and then becomes a sleep
+# (exec, no fork) that holds its slot: a child that had to fork again
+# would die at the limit before it wrote, and an unconfined run could
+# then show nothing landing.
+step='ulimit -u 12; ( i=0; while [ $i -lt 30 ]; do { echo z >> /tmp/fc-nproc-child.txt; exec sleep 2; } & i=$((i + 1)); done ) 2> /dev/null; echo y > /tmp/fc-nproc.txt; echo finished; exec sleep 2'
 rm -f /tmp/fc-nproc.txt /tmp/fc-nproc-child.txt
 as_user sh -c "$step" > /run/fc-nproc.bare 2>&1
 if [ ! -e /tmp/fc-nproc.txt ] || [ ! -e /tmp/fc-nproc-child.txt ]; then
