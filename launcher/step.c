@@ -214,8 +214,7 @@ static int started(void *ctx, pid_t pid)
 
 		if (fd < 0)
 			return fd;
-		r = sg_supervisor_new(&st->sup, fd, st->conf.roots, st->conf.n_roots,
-				      st->conf.ll.abi);
+		r = sg_supervisor_new(&st->sup, fd, st->conf.roots, st->conf.n_roots);
 		if (r < 0)
 			return r;
 	}

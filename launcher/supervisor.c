@@ -360,8 +360,7 @@ static int sg_alloc_bufs(struct sg_supervisor *s)
 }
 
 int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
-		      const struct sg_root *roots, size_t n_roots,
-		      int landlock_abi)
+		      const struct sg_root *roots, size_t n_roots)
 {
 	_cleanup_close_ int listener = listener_fd;
 	_cleanup_close_ int self = -1;
@@ -388,7 +387,6 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 	if (!s)
 		return -ENOMEM;
 	s->listener = -1;
-	s->abi = landlock_abi;
 	s->page_size = sysconf(_SC_PAGESIZE);
 	s->arch = seccomp_arch_native();
 

@@ -22,7 +22,7 @@
  *   child:  no_new_privs; write filter; sg_seccomp_build();
  *           sg_supervisor_add_rules(ctx); sg_seccomp_load(ctx);
  *           sg_send_fd(sock, seccomp_notify_fd(ctx)); close both; execve.
- *   parent: fd = sg_recv_fd(sock); sg_supervisor_new(&s, fd, roots, n, abi);
+ *   parent: fd = sg_recv_fd(sock); sg_supervisor_new(&s, fd, roots, n);
  *           poll(sg_supervisor_fd(s), POLLIN) -> sg_supervisor_handle(s, &ev)
  *           until POLLHUP (every task under the filter has exited).
  */
@@ -87,7 +87,7 @@ struct sg_supervisor;
  * Takes ownership of listener_fd (closed by sg_supervisor_free(), and on
  * failure).  roots: the writable roots, O_PATH descriptors the launcher
  * opened once; the supervisor keeps duplicates, so the caller may close
- * its own.  landlock_abi: the Landlock ABI of the step's domain.
+ * its own.
  *
  * Probes what the supervisor needs and refuses to start without it:
  * -EOPNOTSUPP when the kernel lacks SECCOMP_ADDFD_FLAG_SEND (5.14), openat2
@@ -99,8 +99,7 @@ struct sg_supervisor;
  * after stepguard has dropped to the step's user.
  */
 int sg_supervisor_new(struct sg_supervisor **s, int listener_fd,
-		      const struct sg_root *roots, size_t n_roots,
-		      int landlock_abi);
+		      const struct sg_root *roots, size_t n_roots);
 
 /* Poll for POLLIN.  POLLHUP alone: no task is left under the filter. */
 int sg_supervisor_fd(const struct sg_supervisor *s);

@@ -91,7 +91,6 @@ struct sg_sup_root {
 
 struct sg_supervisor {
 	int listener;
-	int abi;
 	uint32_t arch;
 	unsigned long count;
 	long page_size;

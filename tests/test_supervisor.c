@@ -304,7 +304,7 @@ static void run_supervised(const struct fx *fx, int abi, probe_fn fn,
 		for (size_t i = 0; i < ARRAY_SIZE(ROOTS); i++)
 			if (roots[i].fd >= 0)
 				roots[n++] = roots[i];
-		r = sg_supervisor_new(&s, lfd, roots, n, abi);
+		r = sg_supervisor_new(&s, lfd, roots, n);
 	}
 	/* It keeps its own duplicates. */
 	for (size_t i = 0; i < ARRAY_SIZE(ROOTS); i++)
@@ -1791,10 +1791,10 @@ static void test_sg_supervisor_new_refuses_other_fds(void **state)
 	(void)state;
 	assert_true(fd >= 0);
 	/* Not a seccomp listener: refused, and the fd is consumed. */
-	assert_int_equal(sg_supervisor_new(&s, fd, NULL, 0, 7), -EINVAL);
+	assert_int_equal(sg_supervisor_new(&s, fd, NULL, 0), -EINVAL);
 	assert_null(s);
 	assert_int_equal(fcntl(fd, F_GETFD), -1);
-	assert_int_equal(sg_supervisor_new(&s, -1, NULL, 0, 7), -EBADF);
+	assert_int_equal(sg_supervisor_new(&s, -1, NULL, 0), -EBADF);
 	assert_int_equal(sg_supervisor_add_rules(NULL), -EINVAL);
 }
 
