@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -262,11 +263,37 @@ static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, char *
 	return 0;
 }
 
+/* "unlimited" or the limit in KiB, for the message below */
+static const char *limit_str(int resource, char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(resource, &rl) < 0)
+		snprintf(buf, len, "unknown");
+	else if (rl.rlim_cur == RLIM_INFINITY)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu KiB", (unsigned long long)rl.rlim_cur >> 10);
+	return buf;
+}
+
 /* The filter's BPF, generated now, before fork (sg_seccomp_export()). */
 static int export_seccomp(struct sg_confine *c, char *msg, size_t len)
 {
 	int r = sg_seccomp_export(c->seccomp, &c->prog);
+	char as[32], data[32];
 
+	/*
+	 * Short of memory, say which limits are in force: a CI job's
+	 * ulimit -v or -d is the usual cause, and the fix is the caller's.
+	 */
+	if (r == -ENOMEM)
+		return fail(msg, len, r,
+			    "not enough memory to generate the seccomp filter, which needs %lu MiB "
+			    "of address space to spare (RLIMIT_AS: %s, RLIMIT_DATA: %s).\n"
+			    "Hint: raise RLIMIT_AS or RLIMIT_DATA (ulimit -v, ulimit -d, prlimit --as, --data)",
+			    SG_SECCOMP_EXPORT_RESERVE >> 20, limit_str(RLIMIT_AS, as, sizeof(as)),
+			    limit_str(RLIMIT_DATA, data, sizeof(data)));
 	if (r < 0)
 		return fail(msg, len, r, "cannot generate the seccomp filter: %s", strerror(-r));
 	return 0;

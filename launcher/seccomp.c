@@ -599,6 +599,30 @@ int sg_seccomp_export(scmp_filter_ctx ctx, struct sg_seccomp_prog *out)
 	fd = memfd_create("stepguard-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/*
+	 * libseccomp 2.5.4 does not survive a failed malloc while it
+	 * generates: its error path frees blocks it has already linked
+	 * elsewhere (_blk_free() from gen_bpf_generate()), and stepguard died
+	 * of SIGSEGV, with no message, under an RLIMIT_AS just above its own
+	 * size.  The library cannot be patched here (it is the distribution's,
+	 * linked statically), so make sure it cannot run short: map
+	 * SG_SECCOMP_EXPORT_RESERVE bytes and give them back at once.  The
+	 * mapping is never touched and MAP_NORESERVE, so it costs no memory,
+	 * but it is private and writable: the kernel counts it against
+	 * RLIMIT_AS and RLIMIT_DATA exactly as it counts the heap that
+	 * malloc grows with brk or mmap.  If it fits, what libseccomp needs
+	 * fits: this process is single-threaded here (before fork, before the
+	 * supervisor), so nothing takes the space back in between.  If it
+	 * does not fit, refuse with a message instead of a crash.
+	 */
+	{
+		void *reserve = mmap(NULL, SG_SECCOMP_EXPORT_RESERVE, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+		if (reserve == MAP_FAILED)
+			return -ENOMEM;
+		munmap(reserve, SG_SECCOMP_EXPORT_RESERVE);
+	}
 	r = seccomp_export_bpf(ctx, fd);
 	if (r < 0)
 		return r;

@@ -58,9 +58,21 @@ struct sg_seccomp_prog {
 };
 
 /*
+ * Address space that must be free (under RLIMIT_AS and RLIMIT_DATA) before
+ * libseccomp generates the filter, which it does not survive running short
+ * of (sg_seccomp_export()).  Measured: generating the default filter grows
+ * the process by 132 KiB and holds at most 60 KiB of it at once; 2 MiB is
+ * over ten times that and covers glibc's 1 MiB mmap fallback when brk
+ * cannot grow (docs/design.md, "A launcher short of memory").
+ */
+#define SG_SECCOMP_EXPORT_RESERVE (2UL << 20)
+
+/*
  * Generate CTX's BPF program into *OUT (free with sg_seccomp_prog_free()),
- * in the parent, before fork: the child then only loads it.  0 or -errno
- * (-EPROTO if libseccomp produced an empty, ragged or too long program).
+ * in the parent, before fork: the child then only loads it.  0 or -errno:
+ * -ENOMEM if SG_SECCOMP_EXPORT_RESERVE bytes of address space are not
+ * left (libseccomp is then not asked at all), -EPROTO if libseccomp
+ * produced an empty, ragged or too long program.
  */
 int sg_seccomp_export(scmp_filter_ctx ctx, struct sg_seccomp_prog *out);
 void sg_seccomp_prog_free(struct sg_seccomp_prog *p);

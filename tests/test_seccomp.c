@@ -25,16 +25,19 @@
 #endif
 
 #include "launcher/seccomp.h"
+#include "launcher/supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -1141,6 +1144,140 @@ static void test_sg_seccomp_load_requires_no_new_privs(void **state)
 	}
 }
 
+/* ---- sg_seccomp_export short of memory -------------------------------- */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SG_ASAN 1
+#endif
+#endif
+
+/* A field of /proc/self/status in bytes ("VmSize", "VmData"), or -1. */
+static long long status_bytes(const char *key)
+{
+	char line[256];
+	long long kib = -1;
+	size_t n = strlen(key);
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, key, n) == 0 && line[n] == ':')
+			kib = strtoll(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return kib < 0 ? -1 : kib << 10;
+}
+
+/*
+ * In a child: limit RESOURCE to what is in use (KEY) plus EXTRA bytes,
+ * then export.  Exit status: 0 exported, 1 -ENOMEM, 2 another error, 3
+ * the set-up failed; a signal is libseccomp crashing.
+ */
+static int export_under_limit(int resource, const char *key, long long extra)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 }, rl;
+		struct sg_seccomp_prog prog;
+		scmp_filter_ctx ctx = NULL;
+		long long used;
+		int r;
+
+		setrlimit(RLIMIT_CORE, &no_core);
+		/* die of a crash here, not in cmocka's handler, which would go on testing */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		/* the Landlock backend's filter: libseccomp crashed on this one */
+		if (sg_seccomp_build(NULL, &ctx, NULL) < 0 || sg_supervisor_add_rules(ctx) < 0)
+			_exit(3);
+		/* no free heap left over from earlier tests: libseccomp must grow it */
+		malloc_trim(0);
+		used = status_bytes(key);
+		if (used < 0)
+			_exit(3);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)(used + extra);
+		if (setrlimit(resource, &rl) < 0)
+			_exit(3);
+		r = sg_seccomp_export(ctx, &prog);
+		_exit(r == 0 ? 0 : r == -ENOMEM ? 1 : 2);
+	}
+	/* no timeout needed: the child blocks on nothing */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+#define SKIP_UNDER_ASAN()						\
+	do {								\
+		print_message("[  SKIP    ] built with ASan: its shadow memory "	\
+			      "fits under no RLIMIT_AS\n");		\
+		skip();							\
+	} while (0)
+
+/*
+ * libseccomp 2.5.4 dies of SIGSEGV when a malloc fails while it
+ * generates; sg_seccomp_export() refuses (-ENOMEM) unless
+ * SG_SECCOMP_EXPORT_RESERVE is free.  1 MiB is more than libseccomp needs
+ * for this filter (about 132 KiB), so only the reserve can refuse it.
+ */
+static void test_sg_seccomp_export_refuses_without_reserve(void **state)
+{
+	int st;
+
+	(void)state;
+#ifdef SG_ASAN
+	SKIP_UNDER_ASAN();
+#endif
+	st = export_under_limit(RLIMIT_AS, "VmSize", 1LL << 20);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	st = export_under_limit(RLIMIT_DATA, "VmData", 1LL << 20);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	/* the allowed side: the reserve and 1 MiB more */
+	st = export_under_limit(RLIMIT_AS, "VmSize", (long long)SG_SECCOMP_EXPORT_RESERVE + (1LL << 20));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	st = export_under_limit(RLIMIT_DATA, "VmData", (long long)SG_SECCOMP_EXPORT_RESERVE + (1LL << 20));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* Every limit from nothing to spare up to past the reserve: an answer, never a crash. */
+static void test_sg_seccomp_export_never_crashes_short_of_memory(void **state)
+{
+	static const struct {
+		int resource;
+		const char *key;
+	} lim[] = { { RLIMIT_AS, "VmSize" }, { RLIMIT_DATA, "VmData" } };
+	long long top = (long long)SG_SECCOMP_EXPORT_RESERVE + (512LL << 10);
+
+	(void)state;
+#ifdef SG_ASAN
+	SKIP_UNDER_ASAN();
+#endif
+	for (size_t i = 0; i < ARRAY_SIZE(lim); i++) {
+		bool exported = false;
+
+		for (long long extra = 0; extra <= top; extra += 16 << 10) {
+			int st = export_under_limit(lim[i].resource, lim[i].key, extra);
+
+			if (!WIFEXITED(st))
+				fail_msg("%s + %lld KiB: killed by signal %d", lim[i].key, extra >> 10,
+					 WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			if (WEXITSTATUS(st) > 1)
+				fail_msg("%s + %lld KiB: exit %d", lim[i].key, extra >> 10, WEXITSTATUS(st));
+			exported |= WEXITSTATUS(st) == 0;
+		}
+		assert_true(exported);
+	}
+}
+
 #if defined(__x86_64__) && !defined(__ILP32__)
 static long x32_getpid(void)
 {
@@ -1242,6 +1379,8 @@ int main(void)
 		cmocka_unit_test(test_sg_seccomp_known_syscall_names),
 		cmocka_unit_test(test_sg_seccomp_load_refuses_denied_calls),
 		cmocka_unit_test(test_sg_seccomp_load_requires_no_new_privs),
+		cmocka_unit_test(test_sg_seccomp_export_refuses_without_reserve),
+		cmocka_unit_test(test_sg_seccomp_export_never_crashes_short_of_memory),
 #if defined(__x86_64__) && !defined(__ILP32__)
 		cmocka_unit_test(test_sg_seccomp_load_kills_x32_syscall),
 		cmocka_unit_test(test_sg_seccomp_load_kills_i386_syscall),
