@@ -168,12 +168,12 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		sigaddset(&set, forwarded[i]);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, &old) < 0) {
-		snprintf(msg, msglen, "cannot block signals: %s", strerror(errno));
+		snprintf(msg, msglen, "cannot block signals: %s; the step was not run", strerror(errno));
 		return SG_EXIT_CONFINE;
 	}
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
-		snprintf(msg, msglen, "cannot set up the wait: %s", strerror(errno));
+		snprintf(msg, msglen, "cannot set up the wait: %s; the step was not run", strerror(errno));
 		if (sfd >= 0)
 			close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -185,7 +185,7 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 	 * memory (Yama's ptrace_scope 1 allows that only for descendants).
 	 */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
-		snprintf(msg, msglen, "cannot become a subreaper: %s", strerror(errno));
+		snprintf(msg, msglen, "cannot become a subreaper: %s; the step was not run", strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
 		close(sfd);
@@ -194,7 +194,7 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 	}
 	pid = fork();
 	if (pid < 0) {
-		snprintf(msg, msglen, "cannot fork: %s", strerror(errno));
+		snprintf(msg, msglen, "cannot fork: %s; the step was not run", strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
 		close(sfd);
@@ -211,7 +211,8 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 	r = ops->forked ? ops->forked(ops->ctx, pid) : 0;
 	if (r < 0) {
 		/* The child is waiting to be released and never will be: it gives up. */
-		snprintf(msg, msglen, "cannot confine the step's process (%s); not run", strerror(-r));
+		snprintf(msg, msglen, "cannot confine the step's process (%s); the step was not run",
+			 strerror(-r));
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		close(pipefd[0]);
@@ -238,7 +239,7 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if ((size_t)got != sizeof(rep)) {
-			snprintf(msg, msglen, "the step's setup ended without a report; not run");
+			snprintf(msg, msglen, "the step's setup ended without a report; the step was not run");
 			return SG_EXIT_CONFINE;
 		}
 		rep.what[sizeof(rep.what) - 1] = '\0';

@@ -984,7 +984,7 @@ t_rlimit_nproc() {
 	local n
 	WRAP=(prlimit --nproc=1:1)
 	sg_run "${NOLEAK[@]}" -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
-	want 71 "cannot fork: Resource temporarily unavailable"
+	want 71 "cannot fork: Resource temporarily unavailable; the step was not run"
 	not_run "nproc 1"
 	n=$(($(ps -u "$TU" --no-headers 2>/dev/null | wc -l) + 8))
 	WRAP=(prlimit "--nproc=$n:$n")
