@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "launcher/exitcodes.h"
+#include "launcher/options.h"
 #include "policy/expand.h"
 
 static const char audit_usage[] =
@@ -163,7 +164,7 @@ int sg_audit_main(int argc, char **argv, char *const envp[])
 	char **names;
 	FILE **files = NULL;
 	struct sg_audit a;
-	int n, c, r, status = SG_EXIT_OK;
+	int n, c, r, status = SG_EXIT_OK, at = 1; /* at: for sg_option_error() */
 
 	/* Our own messages only; optind = 0 also resets getopt after main's. */
 	opterr = 0;
@@ -184,11 +185,17 @@ int sg_audit_main(int argc, char **argv, char *const envp[])
 			fputs(audit_usage, stdout);
 			return SG_EXIT_OK;
 		case ':':
-			return usage_error("option needs a value", argv[optind - 1]);
 		case '?':
-		default:
-			return usage_error("unknown option", argv[optind - 1]);
+		default: {
+			char msg[512];
+
+			sg_option_error(msg, sizeof(msg), c, argv, at, optopt, audit_options,
+					"stepguard audit --help");
+			fprintf(stderr, "stepguard: audit: %s\n", msg);
+			return SG_EXIT_USAGE;
 		}
+		}
+		at = optind;
 	}
 	names = optind < argc ? argv + optind : dash;
 	n = optind < argc ? argc - optind : 1;

@@ -175,6 +175,71 @@ static void test_sg_options_parse_refusals(void **state)
 	}
 }
 
+/* The option at fault is named, wherever getopt_long() was in its argument. */
+static void test_sg_options_parse_names_the_option_at_fault(void **state)
+{
+	struct {
+		char **argv;
+		const char *msg;
+	} cases[] = {
+		/* an unknown letter first in a cluster: optind has not moved (was "stepguard") */
+		{ ARGV("-xv", "--", "true"), "unknown option -x in \"-xv\" (see stepguard --help)" },
+		/* last in a cluster: optind has moved past it (was the whole "-vx") */
+		{ ARGV("-vx", "--", "true"), "unknown option -x in \"-vx\" (see stepguard --help)" },
+		{ ARGV("-qvx", "--", "true"), "unknown option -x in \"-qvx\" (see stepguard --help)" },
+		/* after other arguments, with and without a value */
+		{ ARGV("-s", "lint", "-v", "-x", "--", "true"), "unknown option -x (see stepguard --help)" },
+		{ ARGV("-x"), "unknown option -x (see stepguard --help)" },
+		{ ARGV("-v", "-p"), "option -p needs a value (see stepguard --help)" },
+		{ ARGV("-vp"), "option -p needs a value in \"-vp\" (see stepguard --help)" },
+		{ ARGV("--bogus", "true"), "unknown option --bogus (see stepguard --help)" },
+		{ ARGV("--bogus=1", "true"), "unknown option --bogus (see stepguard --help)" },
+		{ ARGV("--s", "true"), "ambiguous option --s (see stepguard --help)" },
+		{ ARGV("--check=yes"),
+		  "option --check takes no value, given \"--check=yes\" (see stepguard --help)" },
+		{ ARGV("-v", "--policy"), "option --policy needs a value (see stepguard --help)" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sg_options o;
+		char msg[256] = "";
+
+		assert_int_equal(parse(0, cases[i].argv, no_env, &o, msg), -22);
+		if (strcmp(msg, cases[i].msg) != 0)
+			fail_msg("case %zu: \"%s\", want \"%s\"", i, msg, cases[i].msg);
+		sg_options_free(&o);
+	}
+	/* the allowed side: the same letters that exist, clustered, parse */
+	{
+		struct sg_options o;
+		char msg[256] = "";
+
+		assert_int_equal(parse(0, ARGV("-vv", "--", "true"), no_env, &o, msg), 0);
+		assert_int_equal(o.verbose, 2);
+		sg_options_free(&o);
+	}
+}
+
+/*
+ * A permuting getopt_long() (stepguard audit's) skips operands before the
+ * option it fails on: the first option-like argument from AT on is named.
+ */
+static void test_sg_option_error_permuted_operands(void **state)
+{
+	char *argv[] = { "audit", "a.log", "b.log", "-xh", NULL };
+	char msg[256];
+
+	(void)state;
+	sg_option_error(msg, sizeof(msg), '?', argv, 1, 'x', NULL, "stepguard audit --help");
+	assert_string_equal(msg, "unknown option -x in \"-xh\" (see stepguard audit --help)");
+	/* a lone "-" is an operand (standard input), never the option */
+	argv[1] = "-";
+	argv[3] = "-s";
+	sg_option_error(msg, sizeof(msg), ':', argv, 1, 's', NULL, "stepguard audit --help");
+	assert_string_equal(msg, "option -s needs a value (see stepguard audit --help)");
+}
+
 static void test_sg_options_parse_check_without_command(void **state)
 {
 	char **argv = ARGV("--check");
@@ -231,6 +296,8 @@ int main(void)
 		cmocka_unit_test(test_sg_options_parse_command_line_beats_environment),
 		cmocka_unit_test(test_sg_options_parse_empty_environment_ignored),
 		cmocka_unit_test(test_sg_options_parse_refusals),
+		cmocka_unit_test(test_sg_options_parse_names_the_option_at_fault),
+		cmocka_unit_test(test_sg_option_error_permuted_operands),
 		cmocka_unit_test(test_sg_options_parse_check_without_command),
 		cmocka_unit_test(test_sg_options_parse_repeatable_calls),
 		cmocka_unit_test(test_exit_codes_are_distinct),

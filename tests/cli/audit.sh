@@ -110,8 +110,9 @@ expect 64 'no-such.log: No such file or directory' missing-file -- "$SG" audit b
 refute 'stepguard audit:' missing-file-no-summary -- "$SG" audit build.log no-such.log
 expect 64 'Is a directory' directory -- "$SG" audit .
 expect 64 'give one of --json and --github' json-and-github -- "$SG" audit --json --github build.log
-expect 64 'unknown option' unknown-option -- "$SG" audit --frobnicate build.log
-expect 64 'option needs a value' step-needs-value -- "$SG" audit build.log --step
+expect 64 'unknown option --frobnicate' unknown-option -- "$SG" audit --frobnicate build.log
+expect 64 'option --step needs a value' step-needs-value -- "$SG" audit build.log --step
+expect 64 'unknown option -x in "-xh"' unknown-option-cluster -- "$SG" audit build.log -xh
 
 # --- --json: one document, parsed back -------------------------------------
 if "$SG" audit --json both.log >out.json 2>err.txt &&

@@ -156,7 +156,12 @@ exec 7>&-
 expect 0 'stepguard 0.' version -- "$SG" --version
 expect 0 '--allow-write' help -- "$SG" --help
 expect 64 'no command given' no-command -- "${E[@]}" "$SG"
-expect 64 'unknown option' unknown-option -- "${E[@]}" "$SG" --frobnicate -- true
+expect 64 'unknown option --frobnicate (see' unknown-option -- "${E[@]}" "$SG" --frobnicate -- true
+# inside a cluster getopt has not moved on: the letter and its cluster, not argv[0]
+expect 64 'unknown option -x in "-xv"' unknown-option-cluster-first -- "${E[@]}" "$SG" -xv -- true
+expect 64 'unknown option -x in "-vx"' unknown-option-cluster-last -- "${E[@]}" "$SG" -vx -- true
+refute 'stepguard --help): ' unknown-option-cluster-not-argv0 -- "${E[@]}" "$SG" -xv -- true
+expect 64 'option -p needs a value in "-vp"' needs-value-cluster -- "${E[@]}" "$SG" -vp
 expect 64 '--filter takes' bad-filter -- "${E[@]}" "$SG" --filter seccomp -- true
 expect 0 'decision: policy valid, write filter available' check-no-command -- "${E[@]}" "$SG" -w work --check
 expect 0 'filter: landlock (--filter)' check-shows-cli-filter -- \
