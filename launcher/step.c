@@ -29,6 +29,7 @@
 #include "launcher/run.h"
 #include "launcher/supervisor.h"
 #include "policy/expand.h"
+#include "policy/ruling.h"
 
 #include <nettle/sha2.h>
 
@@ -47,19 +48,14 @@ static json_object *argv_json(const struct sg_step_ctx *s)
 
 	for (int i = 0; i < s->o->argc; i++) {
 		const char *arg = s->o->argv[i];
-		const char *var = NULL;
+		/* Never log a credential, or a piece of one, passed as an argument. */
+		const char *var = sg_credential_in(s->p, s->env, arg);
 
-		/* Never log a credential, even one passed as an argument. */
-		for (size_t k = 0; k < s->p->credentials.n && !var; k++) {
-			const char *v = sg_env_get(s->env, s->p->credentials.v[k]);
-
-			if (v && *v && strstr(arg, v))
-				var = s->p->credentials.v[k];
-		}
 		if (var) {
 			char red[128];
 
-			snprintf(red, sizeof(red), "(redacted: contains the value of %s)", var);
+			snprintf(red, sizeof(red), "(redacted: contains the value of %s or part of it)",
+				 var);
 			json_object_array_add(a, json_object_new_string(red));
 		} else {
 			json_object_array_add(a, sg_json_bytes(arg));

@@ -252,16 +252,33 @@ const char *sg_quote_arg(const char *arg, size_t max, char *buf, size_t len)
 	return buf;
 }
 
-/* The name of the held credential whose value ARG contains, or NULL. */
-static const char *leaks_credential(const struct sg_policy *p, char *const envp[],
-				    const char *arg)
+/*
+ * A run of SG_CREDENTIAL_RUN bytes, not only the whole value: an argument
+ * may hold a key cut short, or one of the pieces it was split into, and
+ * every such piece printed is part of the secret in a CI log.  Shorter
+ * runs are left alone: three bytes tell no more than a guess, and they
+ * match ordinary words.  Matching too much only hides an argument.
+ */
+static bool holds_part_of(const char *arg, const char *value)
+{
+	size_t n = strlen(value), run = n < SG_CREDENTIAL_RUN ? n : SG_CREDENTIAL_RUN;
+	size_t alen = strlen(arg);
+
+	for (size_t j = 0; j + run <= n; j++)
+		if (memmem(arg, alen, value + j, run))
+			return true;
+	return false;
+}
+
+const char *sg_credential_in(const struct sg_policy *p, char *const envp[], const char *arg)
 {
 	for (size_t i = 0; i < p->credentials.n; i++) {
 		size_t n = strlen(p->credentials.v[i]);
 
+		/* Every occurrence: a duplicate in envp must not hide a value. */
 		for (char *const *e = envp; e && *e; e++)
 			if (strncmp(*e, p->credentials.v[i], n) == 0 && (*e)[n] == '=' &&
-			    (*e)[n + 1] != '\0' && strstr(arg, *e + n + 1))
+			    (*e)[n + 1] != '\0' && holds_part_of(arg, *e + n + 1))
 				return p->credentials.v[i];
 	}
 	return NULL;
@@ -270,10 +287,11 @@ static const char *leaks_credential(const struct sg_policy *p, char *const envp[
 static const char *show_arg(const struct sg_policy *p, char *const envp[],
 			    const char *arg, char *buf, size_t len)
 {
-	const char *var = leaks_credential(p, envp, arg);
+	const char *var = sg_credential_in(p, envp, arg);
 
 	if (var) {
-		snprintf(buf, len, "(an argument containing the value of %s, not shown)", var);
+		snprintf(buf, len, "(an argument holding the value of %s or part of it, not shown)",
+			 var);
 		return buf;
 	}
 	return sg_quote_arg(arg, 80, buf, len);

@@ -44,9 +44,9 @@ void sg_ruling_decide(const struct sg_policy *p, char *const argv[],
 
 /*
  * One or two lines for a person: the ruling, the variable, the offending
- * argument and the fix.  Arguments that contain the value of a held
- * credential variable are not shown.  Returns the needed length (as
- * snprintf).
+ * argument and the fix.  An argument that holds any part of a held
+ * credential's value (sg_credential_in()) is not shown; the variable is
+ * named instead.  Returns the needed length (as snprintf).
  */
 int sg_ruling_explain(const struct sg_policy *p, const struct sg_ruling *r,
 		      char *const argv[], char *const envp[], char *buf, size_t len);
@@ -57,6 +57,18 @@ int sg_ruling_explain(const struct sg_policy *p, const struct sg_ruling *r,
  * counted, never dropped silently).  Returns BUF.
  */
 const char *sg_quote_arg(const char *arg, size_t max, char *buf, size_t len);
+
+/*
+ * The held credential variable (in P's [credentials], any occurrence in
+ * ENVP) whose value ARG holds all or part of, or NULL.  Part: a run of
+ * SG_CREDENTIAL_RUN bytes or more of the value, anywhere in ARG (the
+ * whole value when it is shorter).  Whatever shows an argument (an
+ * explanation, the log's command) asks this first and names the variable
+ * instead: a key pasted into argv, cut short or split, must not reach a
+ * CI log.
+ */
+#define SG_CREDENTIAL_RUN 4
+const char *sg_credential_in(const struct sg_policy *p, char *const envp[], const char *arg);
 
 /* Is the scrub "set" (present, not empty, not "0"), held (present, not empty)? */
 const char *sg_scrub_set(const struct sg_policy *p, char *const envp[]);

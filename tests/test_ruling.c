@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -415,6 +416,105 @@ static void test_sg_ruling_explain_never_prints_credential(void **state)
 	}
 }
 
+/* A key of the shape of Anthropic's: a public prefix, then the secret. */
+#define KEY_PREFIX "sk-ant-api03-"
+#define KEY_SECRET "Zq8vN3xKpL2mRt7wYb4cHd9fJs6gTa1eUo5iWk0nXr"
+static char *key_env[] = { "PATH=/usr/bin", "ANTHROPIC_API_KEY=" KEY_PREFIX KEY_SECRET, NULL };
+
+/* The variable named by sg_credential_in(), never NULL */
+static void names_key(const char *got)
+{
+	assert_non_null(got);
+	assert_string_equal(got, "ANTHROPIC_API_KEY");
+}
+
+static void test_sg_credential_in_whole_and_parts(void **state)
+{
+	const char *key = KEY_PREFIX KEY_SECRET;
+	char buf[128];
+
+	(void)state;
+	names_key(sg_credential_in(&pol, key_env, key));
+	/* cut short, the tail, one piece of a split, a run inside an option */
+	snprintf(buf, sizeof(buf), "%.20s", key);
+	names_key(sg_credential_in(&pol, key_env, buf));
+	names_key(sg_credential_in(&pol, key_env, key + 30));
+	snprintf(buf, sizeof(buf), "--x=%.*s=1", SG_CREDENTIAL_RUN, KEY_SECRET + 9);
+	names_key(sg_credential_in(&pol, key_env, buf));
+	/* the allowed side: shorter runs, other words, no credential held */
+	snprintf(buf, sizeof(buf), "%.*s", SG_CREDENTIAL_RUN - 1, KEY_SECRET + 9);
+	assert_null(sg_credential_in(&pol, key_env, buf));
+	assert_null(sg_credential_in(&pol, key_env, "--tools"));
+	assert_null(sg_credential_in(&pol, key_env, "Bash"));
+	assert_null(sg_credential_in(&pol, no_env, key));
+	/* a value shorter than the run is matched whole */
+	names_key(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=ab"), "xaby"));
+	assert_null(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=ab"), "a-b"));
+	/* any occurrence counts: a second, different value is not hidden by the first */
+	names_key(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=first-value",
+					     "ANTHROPIC_API_KEY=" KEY_SECRET),
+				   KEY_SECRET + 20));
+}
+
+/* Fails if BUF holds SG_CREDENTIAL_RUN bytes in a row of the secret. */
+static void assert_no_secret(const char *buf, const char *what)
+{
+	const char *sec = KEY_SECRET;
+
+	for (size_t j = 0; j + SG_CREDENTIAL_RUN <= strlen(sec); j++)
+		if (memmem(buf, strlen(buf), sec + j, SG_CREDENTIAL_RUN))
+			fail_msg("%s: the explanation shows \"%.*s\" of the key: %s", what,
+				 SG_CREDENTIAL_RUN, sec + j, buf);
+}
+
+/*
+ * Every place the explanation quotes an argument, with the key whole, cut
+ * short, split in two, or a piece of it: the variable is named, no byte
+ * run of the secret is shown.
+ */
+static void test_sg_ruling_explain_never_prints_part_of_credential(void **state)
+{
+	const char *key = KEY_PREFIX KEY_SECRET;
+	char start[64], tail[64], piece[32], opt[64];
+	char buf[2048];
+	struct {
+		char **argv;
+		enum sg_reason reason;
+	} cases[] = {
+		{ ARGV("claude", "--tools", (char *)key), SG_TOOLS_NOT_EMPTY },
+		{ ARGV("claude", "--tools", start), SG_TOOLS_NOT_EMPTY },
+		{ ARGV("claude", "--tools", "", "--tools", tail), SG_TOOLS_NOT_EMPTY },
+		{ ARGV(piece, "--tools", ""), SG_NOT_MODEL_CLI },
+		{ ARGV("claude", "--tools", "", opt), SG_UNKNOWN_OPTION },
+		{ ARGV("claude", "--tools", "", "--verbose=" KEY_SECRET), SG_FLAG_WITH_VALUE },
+	};
+
+	(void)state;
+	snprintf(start, sizeof(start), "%.30s", key);           /* the prefix and 17 bytes */
+	snprintf(tail, sizeof(tail), "%s", key + 30);            /* the rest */
+	snprintf(piece, sizeof(piece), "%.12s", KEY_SECRET + 5); /* from the middle */
+	snprintf(opt, sizeof(opt), "--%.8s=1", KEY_SECRET + 20);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sg_ruling r = decide(cases[i].argv, key_env);
+
+		assert_int_equal(r.rule, 2);
+		assert_int_equal(r.reason, cases[i].reason);
+		sg_ruling_explain(&pol, &r, cases[i].argv, key_env, buf, sizeof(buf));
+		assert_no_secret(buf, cases[i].argv[r.arg]);
+		if (!strstr(buf, "ANTHROPIC_API_KEY or part of it, not shown"))
+			fail_msg("case %zu: the variable is not named: %s", i, buf);
+	}
+	/* the allowed side: an argument of no credential is still shown */
+	{
+		char **argv = ARGV("claude", "--tools", "", "--no-such-option");
+		struct sg_ruling r = decide(argv, key_env);
+
+		sg_ruling_explain(&pol, &r, argv, key_env, buf, sizeof(buf));
+		assert_non_null(strstr(buf, "--no-such-option"));
+		assert_null(strstr(buf, "not shown"));
+	}
+}
+
 static void test_sg_ruling_explain_offending_option_named(void **state)
 {
 	char *argv[] = { "claude", "--tools", "", "--mcp-config", "x.json", NULL };
@@ -497,6 +597,8 @@ int main(void)
 		cmocka_unit_test(test_sg_ruling_decide_no_command),
 		cmocka_unit_test(test_sg_ruling_explain_names_ruling_variable_and_fix),
 		cmocka_unit_test(test_sg_ruling_explain_never_prints_credential),
+		cmocka_unit_test(test_sg_credential_in_whole_and_parts),
+		cmocka_unit_test(test_sg_ruling_explain_never_prints_part_of_credential),
 		cmocka_unit_test(test_sg_ruling_explain_offending_option_named),
 		cmocka_unit_test(test_sg_quote_arg_escapes_and_marks_truncation),
 		cmocka_unit_test(test_sg_ruling_decide_custom_cli_names),

@@ -152,6 +152,19 @@ if [ "$rc" -eq 0 ] && grep -q via7 "$T/fd7.txt"; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL fd-kept: status $rc: $out"; fi
 exec 7>&-
 
+# --- a credential, or a piece of it, in argv: named, never shown or logged ----
+K=sk-ant-api03-Zq8vN3xKpL2mRt7wYb4cHd9fJs6gTa1eUo5iWk0nXr
+mkdir -p bin && printf '#!/bin/sh\nexit 0\n' >bin/claude && chmod 755 bin/claude
+out=$("${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work --log "$T/cred.log" -- \
+	"$T/bin/claude" --tools "" -- "review ${K:0:24}" 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -qF '(redacted: contains the value of ANTHROPIC_API_KEY or part of it)' "$T/cred.log" &&
+	! grep -qF "${K:13:4}" "$T/cred.log"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL credential-piece-logged: status $rc: $out $(cat "$T/cred.log")"; fi
+expect 77 'the tool (an argument holding the value of ANTHROPIC_API_KEY or part of it, not shown)' \
+	credential-piece-explained -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- claude --tools "${K:0:20}"
+refute "${K:22:4}" credential-piece-not-shown -- \
+	"${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- "${K:20:10}" --tools ""
+
 # --- usage and statuses ----------------------------------------------------
 expect 0 'stepguard 0.' version -- "$SG" --version
 expect 0 '--allow-write' help -- "$SG" --help

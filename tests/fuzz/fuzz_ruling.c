@@ -10,7 +10,8 @@
  * Checked beyond the sanitizers: the ruling's fields are consistent (an
  * argument index inside argv, a refusal names its ruling), the explanation
  * fits its buffer as snprintf would, and it never shows the value of a
- * held credential (policy/ruling.h).
+ * held credential, nor any run of SG_CREDENTIAL_RUN bytes of it
+ * (policy/ruling.h).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,8 +35,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /*
  * A value the explanation's own text cannot contain: at least 8 bytes,
  * printable, and with a '~' (which no template, option or variable name
- * of the default policy holds).  Whole values are what the promise is
- * about; only these can be looked for without false alarms.
+ * of the default policy holds).  Only these can be looked for without
+ * false alarms: whole, and in runs of SG_CREDENTIAL_RUN bytes that hold
+ * the '~' (a shown argument holding '~' is quoted, and the value has no
+ * quote, so such a run in the text comes from one argument alone).
  */
 static bool distinctive(const char *v)
 {
@@ -60,9 +63,15 @@ static void check_secrets(const struct sg_policy *p, char *const envp[], const c
 			if (strncmp(*e, p->credentials.v[i], n) != 0 || (*e)[n] != '=')
 				continue;
 			v = *e + n + 1;
-			if (distinctive(v))
-				FUZZ_CHECK(!strstr(text, v), "the explanation shows %s's value:\n%s",
-					   p->credentials.v[i], text);
+			if (!distinctive(v))
+				continue;
+			FUZZ_CHECK(!strstr(text, v), "the explanation shows %s's value:\n%s",
+				   p->credentials.v[i], text);
+			for (size_t j = 0; j + SG_CREDENTIAL_RUN <= strlen(v); j++)
+				if (memchr(v + j, '~', SG_CREDENTIAL_RUN))
+					FUZZ_CHECK(!memmem(text, strlen(text), v + j, SG_CREDENTIAL_RUN),
+						   "the explanation shows part of %s's value (%.*s):\n%s",
+						   p->credentials.v[i], SG_CREDENTIAL_RUN, v + j, text);
 		}
 	}
 }
