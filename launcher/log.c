@@ -59,9 +59,17 @@ size_t sg_escape_bytes(const char *str, char *buf, size_t len)
 			s++;
 			continue;
 		}
-		for (size_t i = 0; i < n; i++, o++)
-			if (o + 1 < len)
-				buf[o] = (char)s[i];
+		/*
+		 * A character that does not fit whole ends the text before it,
+		 * as an escape does: a lead byte without its continuation bytes
+		 * is not UTF-8, and the cut text (a path step.c prints) must stay
+		 * as valid as the whole.  Invalid bytes never get here: escaped.
+		 */
+		if (o + n < len)
+			memcpy(buf + o, s, n);
+		else if (o < len)
+			buf[o] = '\0';
+		o += n;
 		s += n;
 	}
 	if (len)

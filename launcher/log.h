@@ -32,7 +32,11 @@ int sg_log_write(struct sg_log *l, const char *event, json_object *rec);
 
 /* A JSON string for bytes S, escaped as described above (never NULL on success). */
 json_object *sg_json_bytes(const char *s);
-/* The escaping alone, into BUF (always NUL-terminated); returns the needed size. */
+/*
+ * The escaping alone, into BUF (always NUL-terminated); returns the needed
+ * size.  Cut short, BUF holds a prefix of the whole that ends before the
+ * first escape or UTF-8 character that does not fit: never half of one.
+ */
 size_t sg_escape_bytes(const char *s, char *buf, size_t len);
 
 /* RFC 3339 UTC with microseconds: 2026-11-29T19:06:30.123456Z */

@@ -75,6 +75,47 @@ static void test_sg_escape_bytes_cut_before_escape_is_terminated(void **state)
 	assert_string_equal(buf, "abcde");
 }
 
+/*
+ * A cut never splits a UTF-8 character: the text ends before the first one
+ * that does not fit whole, and what is there is still valid UTF-8.
+ */
+static void test_sg_escape_bytes_cut_backs_off_to_a_character(void **state)
+{
+	/* "ab" then é (2 bytes), € (3 bytes), 😀 (4 bytes) */
+	static const char in[] = "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	static const struct {
+		size_t len;
+		const char *want;
+	} cuts[] = {
+		{ 3, "ab" },
+		{ 4, "ab" },                     /* é's lead byte alone would fit */
+		{ 5, "ab\xc3\xa9" },
+		{ 6, "ab\xc3\xa9" },               /* one of the three bytes of € */
+		{ 7, "ab\xc3\xa9" },               /* two of them */
+		{ 8, "ab\xc3\xa9\xe2\x82\xac" },
+		{ 11, "ab\xc3\xa9\xe2\x82\xac" },     /* three of the four bytes of 😀 */
+		{ 12, "ab\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" },
+	};
+	char buf[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		memset(buf, 'Z', sizeof(buf));
+		assert_int_equal(sg_escape_bytes(in, buf, cuts[i].len), sizeof(in));
+		if (strcmp(buf, cuts[i].want) != 0)
+			fail_msg("cut to %zu bytes: \"%s\", want \"%s\"", cuts[i].len, buf,
+				 cuts[i].want);
+		assert_int_equal(buf[cuts[i].len], 'Z'); /* nothing written past LEN */
+	}
+	/* invalid bytes are escaped, and an escape that does not fit ends the text too */
+	memset(buf, 'Z', sizeof(buf));
+	sg_escape_bytes("a\xc3(", buf, 5);
+	assert_string_equal(buf, "a");
+	memset(buf, 'Z', sizeof(buf));
+	sg_escape_bytes("a\xc3(", buf, 6);
+	assert_string_equal(buf, "a\\xc3");
+}
+
 static void test_sg_log_write_appends_one_parsable_line_each(void **state)
 {
 	char path[] = "/tmp/sg-test-log.XXXXXX";
@@ -225,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_sg_escape_bytes_invalid_control_and_backslash),
 		cmocka_unit_test(test_sg_escape_bytes_reports_size_and_never_overruns),
 		cmocka_unit_test(test_sg_escape_bytes_cut_before_escape_is_terminated),
+		cmocka_unit_test(test_sg_escape_bytes_cut_backs_off_to_a_character),
 		cmocka_unit_test(test_sg_log_write_appends_one_parsable_line_each),
 		cmocka_unit_test(test_sg_log_open_refuses_symlink),
 		cmocka_unit_test(test_sg_log_open_without_path_is_silent),

@@ -9,7 +9,8 @@
  *   - the escaped text is valid UTF-8 without control bytes or raw
  *     backslashes, and every input byte can be recovered from it;
  *   - into a buffer too small, the output is a terminated prefix of the
- *     whole (launcher/step.c prints such a cut path), never stale bytes;
+ *     whole (launcher/step.c prints such a cut path), never stale bytes,
+ *     and still valid UTF-8: never half a character;
  *   - a denial record holding it, as the writer builds it, is read back by
  *     `stepguard audit` as a record with that path, shown display-safe.
  */
@@ -50,6 +51,27 @@ static char *unescape(const char *s)
 	return out;
 }
 
+/* Is S valid UTF-8 (RFC 3629: no overlongs, surrogates or values past U+10FFFF)? */
+static bool utf8_valid(const unsigned char *s)
+{
+	while (*s) {
+		size_t n = *s < 0x80 ? 1 : *s >= 0xc2 && *s <= 0xdf ? 2 : *s >= 0xe0 && *s <= 0xef ? 3
+			 : *s >= 0xf0 && *s <= 0xf4 ? 4 : 0;
+		unsigned char lo = *s == 0xe0 ? 0xa0 : *s == 0xf0 ? 0x90 : 0x80;
+		unsigned char hi = *s == 0xed ? 0x9f : *s == 0xf4 ? 0x8f : 0xbf;
+
+		if (n == 0)
+			return false;
+		if (n > 1 && (s[1] < lo || s[1] > hi))
+			return false;
+		for (size_t i = 2; i < n; i++)
+			if ((s[i] & 0xc0) != 0x80)
+				return false;
+		s += n;
+	}
+	return true;
+}
+
 static void check_cut(const char *in, const char *full, size_t need, size_t len)
 {
 	char *buf = malloc(len ? len : 1);
@@ -65,6 +87,8 @@ static void check_cut(const char *in, const char *full, size_t need, size_t len)
 		FUZZ_CHECK(strncmp(buf, full, n) == 0,
 			   "cut to %zu bytes, the output is not a prefix of the whole:\n"
 			   "whole: \"%s\"\ncut:   \"%s\"", len, full, buf);
+		FUZZ_CHECK(utf8_valid((const unsigned char *)buf),
+			   "cut to %zu bytes, the output is not valid UTF-8:\n\"%s\"", len, buf);
 		/* As snprintf: all that fits, less at most one unfinished escape or character. */
 		FUZZ_CHECK(n + 4 >= (need < len ? need : len) - 1,
 			   "cut to %zu bytes, only %zu of %zu written", len, n, need - 1);
