@@ -376,6 +376,14 @@ static void start_line(const struct run_state *st)
 		fprintf(stderr, " (accepted by policy: %s)",
 			sg_gaps_str(st->conf.gaps & st->conf.accepted, a, sizeof(a)));
 	fprintf(stderr, "; user %s\n", s->user->name[0] ? s->user->name : "?");
+	if (sg_confine_is_bpf(&st->conf) && st->conf.binfo.stale[0])
+		/*
+		 * Another build's programs may still be attached: they do not
+		 * confine this step, but every hook now runs in both sets, and
+		 * only the build that made them (or root) removes them.
+		 */
+		fprintf(stderr, "stepguard: note: eBPF pins of other builds, left alone: %s\n",
+			st->conf.binfo.stale);
 	if (st->conf.ll.denied_fs)
 		/* Over-blocking, not a hole: say it, so a failing rename is explained. */
 		fprintf(stderr, "stepguard: note: Landlock ABI 1 refuses renames and links across "
