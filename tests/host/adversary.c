@@ -2439,6 +2439,50 @@ static int cmd_deputy_ask(int argc, char **argv)
 	return ok("the deputy created %s", argv[1]);
 }
 
+/*
+ * A storm of refusals, for the ring-buffer row of the fail-closed matrix
+ * (tests/vm/t/61-failclosed-bpf.sh): N creates of OUTDIR/f<pid>-<i>, each
+ * of which the filter must refuse, and after every 100 of them a control
+ * create in CTRLDIR, which must land.  Prints one line the harness parses:
+ *   flood: tried N refused R landed L control_ok C control_failed F
+ * Exit status 0 when every create was refused and every control landed.
+ */
+static int cmd_flood(int argc, char **argv)
+{
+	long n, refusedn = 0, landed = 0, ctl_ok = 0, ctl_failed = 0;
+	char path[PATH_MAX];
+	int fd;
+
+	if (argc != 3 || !parse_long(argv[2], &n) || n < 1)
+		return usage_error("flood OUTDIR CTRLDIR N");
+	for (long i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/f%ld-%ld", argv[0], (long)getpid(), i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			refusedn++;
+		} else {
+			landed++;
+			close(fd);
+		}
+		if (i % 100 != 99)
+			continue;
+		snprintf(path, sizeof(path), "%s/c%ld-%ld", argv[1], (long)getpid(), i / 100);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0 && write_all(fd, "control\n", 8) == 0) {
+			ctl_ok++;
+		} else {
+			ctl_failed++;
+			printf("adversary flood: control %s: %s\n", path, strerror(errno));
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("flood: tried %ld refused %ld landed %ld control_ok %ld control_failed %ld\n", n, refusedn,
+	       landed, ctl_ok, ctl_failed);
+	fflush(stdout);
+	return landed == 0 && ctl_failed == 0 ? 0 : 1;
+}
+
 /* Create DIR/d/d/.../d (N levels) and a file at the bottom. */
 static int cmd_deep_tree(int argc, char **argv)
 {
@@ -2808,6 +2852,7 @@ static const struct {
 	{ "deputy-serve", cmd_deputy_serve, "@NAME|PATH: create paths on request (harness)" },
 	{ "deputy-ask", cmd_deputy_ask, "@NAME|PATH PATH" },
 	{ "deep-tree", cmd_deep_tree, "DIR N" },
+	{ "flood", cmd_flood, "OUTDIR CTRLDIR N: N refused creates, a control create every 100" },
 	{ "snapshot", cmd_snapshot, "PATH...: one judging line per path (harness)" },
 	{ "snaptree", cmd_snaptree, "DIR [EXCLUDE...]: judging lines for a tree (harness)" },
 	{ "tree", cmd_tree, "OP:ARG...: the harness's fresh tree (rm: d: f: t: x:), harness" },
