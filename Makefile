@@ -148,11 +148,13 @@ concurrency: $(BUILD)/stepguard
 
 # eBPF backends and boots the host cannot give (lsm= with and without bpf,
 # without landlock): QEMU/TCG boots Debian's 6.1 and 6.12 cloud kernels.
-vm: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary $(BUILD)/tests/bpfdrive
+vm: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary $(BUILD)/tests/bpfdrive \
+		$(BUILD)/tests/fchelper
 	BUILD=$(BUILD) STEPGUARD=$(CURDIR)/$(BUILD)/stepguard \
 		STEPGUARD_PROBE=$(CURDIR)/$(BUILD)/stepguard-probe \
 		ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
-		bash tests/vm/run.sh $(CURDIR)/$(BUILD)/tests/bpfdrive:/usr/local/bin/bpfdrive
+		bash tests/vm/run.sh $(CURDIR)/$(BUILD)/tests/bpfdrive:/usr/local/bin/bpfdrive \
+			$(CURDIR)/$(BUILD)/tests/fchelper:/usr/local/bin/fchelper
 
 # Unit tests: cmocka, no root, no kernel features.
 unit: $(UNIT_BINS) bpf-unit

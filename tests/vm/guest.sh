@@ -6,11 +6,18 @@
 . /lib/vmtest.sh
 
 echo "VM: $(uname -r); lsm=$(cat /sys/kernel/security/lsm 2>/dev/null); cmdline: $(cat /proc/cmdline)"
+# sg.tests=REGEX on the kernel command line (SG_VM_APPEND) runs only the
+# test files whose name matches: for working on one file, never in CI.
+only=$(vm_cmdline sg.tests)
 found=0
 for t in /tests/*.sh; do
 	[ -f "$t" ] || continue
 	found=1
 	name=$(basename "$t" .sh)
+	if [ -n "$only" ] && ! echo "$name" | grep -Eq "$only"; then
+		echo "== $name: not in sg.tests=$only"
+		continue
+	fi
 	echo "== $name"
 	sh -c '. /lib/vmtest.sh; . "$1"' sh "$t"
 	st=$?

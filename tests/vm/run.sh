@@ -26,7 +26,8 @@
 # SG_VM_SMP CPUs and SG_VM_MEM MiB per VM (1, 1024), SG_VM_TIMEOUT seconds
 # per boot (900: a boot runs up to three passes of the adversarial suite), SG_VM_OFFLINE=1 to boot only what the cache holds,
 # SG_VM_CACHE (tests/vm/cache), SG_VM_KERNEL_METAS (see fetch-kernels.sh),
-# SG_VM_APPEND more kernel arguments (e.g. sg.adv=bpf-fmod:root, see t/50-adversarial.sh).
+# SG_VM_APPEND more kernel arguments (e.g. sg.adv=bpf-fmod:root, see t/50-adversarial.sh;
+# sg.tests=REGEX boots run only the test files t/*.sh whose name matches).
 set -euo pipefail
 export LC_ALL=C
 
