@@ -202,7 +202,7 @@ static int rec(struct report *r, long ret)
 }
 
 /* What the launcher's child does, in its order. */
-static int child_confine(int sock, int abi)
+static int child_confine(int sock)
 {
 	scmp_filter_ctx ctx = NULL;
 	int r, fd;
@@ -212,7 +212,6 @@ static int child_confine(int sock, int abi)
 	r = sg_seccomp_build(NULL, &ctx, NULL);
 	if (r < 0)
 		return r;
-	(void)abi;
 	r = sg_supervisor_add_rules(ctx);
 	if (r == 0) {
 		struct sg_seccomp_prog prog;
@@ -246,7 +245,7 @@ struct run {
  * Fork; the child confines itself and runs fn in fx->base; this process
  * supervises until every task under the filter has exited.
  */
-static void run_supervised(const struct fx *fx, int abi, probe_fn fn,
+static void run_supervised(const struct fx *fx, probe_fn fn,
 			   struct run *run)
 {
 	struct sg_root roots[ARRAY_SIZE(ROOTS)];
@@ -274,7 +273,7 @@ static void run_supervised(const struct fx *fx, int abi, probe_fn fn,
 		if (chdir(fx->base) < 0)
 			rep->setup = -errno;
 		else
-			rep->setup = child_confine(sv[1], abi);
+			rep->setup = child_confine(sv[1]);
 		if (rep->setup == 0)
 			fn(rep, fx);
 		_exit(0);
@@ -557,7 +556,7 @@ static void test_supervisor_chmod(void **state)
 	put_file(fx, "work/f", "x\n", 0644);
 	put_file(fx, "work/g", "x\n", 0644);
 	put_file(fx, "work/h", "x\n", 0644);
-	run_supervised(fx, 7, probe_chmod, &run);
+	run_supervised(fx, probe_chmod, &run);
 
 	step_is(&run, 0, EPERM, "chmod outside");
 	step_is(&run, 1, 0, "chmod inside");
@@ -609,7 +608,7 @@ static void test_supervisor_fchmod_readonly_fd(void **state)
 
 	put_file(fx, "out/f", "x\n", 0644);
 	put_file(fx, "work/f", "x\n", 0644);
-	run_supervised(fx, 7, probe_fchmod, &run);
+	run_supervised(fx, probe_fchmod, &run);
 	step_is(&run, 0, EPERM, "fchmod O_RDONLY fd outside");
 	step_is(&run, 1, 0, "fchmod O_RDONLY fd inside");
 	step_is(&run, 2, EBADF, "fchmod bad fd");
@@ -668,7 +667,7 @@ static void test_supervisor_where(void **state)
 	put_file(fx, "work/f", "x\n", 0644);
 	put_file(fx, "work/g", "x\n", 0644);
 	base_mode = st_of(fx, ".").st_mode & 07777;
-	run_supervised(fx, 7, probe_where, &run);
+	run_supervised(fx, probe_where, &run);
 
 	step_is(&run, 0, 0, "chmod the root itself");
 	step_is(&run, 1, 0, "chmod a directory inside");
@@ -795,7 +794,7 @@ static void test_supervisor_chown(void **state)
 	link_before = st_of(fx, "work/link_out");
 	f_before = st_of(fx, "out/f");
 	settle();
-	run_supervised(fx, 7, probe_chown, &run);
+	run_supervised(fx, probe_chown, &run);
 
 	for (int i = 0; i < 8; i += 2) {
 		step_is(&run, i, EPERM, "chown outside");
@@ -908,7 +907,7 @@ static void test_supervisor_times(void **state)
 		assert_int_equal(utimensat(fx->bfd, "out/t", old, 0), 0);
 		assert_int_equal(utimensat(fx->bfd, "work/t", old, 0), 0);
 	}
-	run_supervised(fx, 7, probe_times, &run);
+	run_supervised(fx, probe_times, &run);
 
 	for (int i = 0; i < 12; i += 2) {
 		step_is(&run, i, EPERM, "times outside");
@@ -1004,7 +1003,7 @@ static void test_supervisor_xattr(void **state)
 			set_xattr(fx, p, "user.keep", "kept");
 	}
 	put_file(fx, "out/f", "x\n", 0644);
-	run_supervised(fx, 7, probe_xattr, &run);
+	run_supervised(fx, probe_xattr, &run);
 
 	for (int i = 0; i < 12; i += 2) {
 		step_is(&run, i, EPERM, "xattr outside");
@@ -1082,7 +1081,7 @@ static void test_supervisor_magic_links(void **state)
 
 	put_file(fx, "out/f", "x\n", 0644);
 	put_file(fx, "work/f", "x\n", 0644);
-	run_supervised(fx, 7, probe_magic, &run);
+	run_supervised(fx, probe_magic, &run);
 	for (int i = 0; i < 6; i++)
 		step_is(&run, i, ELOOP, "a /proc magic link is not resolved");
 	mode_is(fx, "out/f", 0644);
@@ -1178,7 +1177,7 @@ static void test_supervisor_truncate(void **state)
 	put_file(fx, "work/d", "inside\n", 0644);
 	put_file(fx, "work/e", "inside\n", 0644);
 	put_file(fx, "work/f", "inside\n", 0644);
-	run_supervised(fx, 7, probe_truncate, &run);
+	run_supervised(fx, probe_truncate, &run);
 
 	step_is(&run, 0, EACCES, "truncate outside");
 	step_is(&run, 1, 0, "truncate inside");
@@ -1264,7 +1263,7 @@ static void test_supervisor_plain_opens_stay_in_the_kernel(void **state)
 	put_file(fx, "work/a", "inside\n", 0644);
 	put_file(fx, "work/b", "inside\n", 0644);
 	put_file(fx, "work/c", "inside\n", 0644);
-	run_supervised(fx, 7, probe_plain_opens, &run);
+	run_supervised(fx, probe_plain_opens, &run);
 	for (int i = 0; i < 5; i++)
 		step_is(&run, i, 0, "allowed");
 	assert_int_equal(run.notified, 2);
@@ -1324,7 +1323,7 @@ static void test_supervisor_threads_and_children(void **state)
 	put_file(fx, "work/g", "x\n", 0644);
 	put_file(fx, "out/h", "x\n", 0644);
 	put_file(fx, "work/h", "x\n", 0644);
-	run_supervised(fx, 7, probe_descendants, &run);
+	run_supervised(fx, probe_descendants, &run);
 	step_is(&run, 0, EPERM, "thread: fchmod outside");
 	step_is(&run, 1, 0, "thread: fchmod inside");
 	step_is(&run, 2, 0, "thread: chmod inside");
@@ -1391,7 +1390,7 @@ static void test_supervisor_real_tools(void **state)
 		 "if command -v setfattr >/dev/null &&"
 		 "   setfattr -n user.k -v v ../out/f 2>/dev/null; then exit 14; fi;"
 		 "exit 0", fx->xattr_ok);
-	run_supervised(fx, 7, probe_tools, &run);
+	run_supervised(fx, probe_tools, &run);
 	step_is(&run, 0, 0, "sh ran");
 	if (run.rep->val[0] != 0) {
 		print_error("the tool script exited %ld\n", run.rep->val[0]);
@@ -1507,7 +1506,7 @@ static void test_supervisor_races(void **state)
 	put_file(fx, "out/a", "x\n", 0644);
 	put_file(fx, "work/f", "x\n", 0644);
 	put_file(fx, "work/a", "x\n", 0644);
-	run_supervised(fx, 7, probe_races, &run);
+	run_supervised(fx, probe_races, &run);
 	assert_int_equal(run.rep->n, 4);
 	print_message("symlink swap: %ld allowed, %ld refused; path flip: %ld allowed, "
 		      "%ld refused\n", run.rep->val[0], run.rep->val[1],
@@ -1562,7 +1561,7 @@ static void test_supervisor_memory(void **state)
 	struct run run;
 
 	put_file(fx, "work/f", "x\n", 0644);
-	run_supervised(fx, 7, probe_memory, &run);
+	run_supervised(fx, probe_memory, &run);
 	step_is(&run, 0, 0, "path ending at a page boundary");
 	step_is(&run, 1, EFAULT, "path running into a hole");
 	step_is(&run, 2, ENAMETOOLONG, "path longer than PATH_MAX");
@@ -1607,7 +1606,7 @@ static void test_supervisor_fd_names(void **state)
 	/* A hard link made before the step: Landlock lets the step write it too. */
 	assert_int_equal(linkat(fx->bfd, "out/hl", fx->bfd, "work/hl", 0), 0);
 	put_file(fx, "work/m", "x\n", 0644);
-	run_supervised(fx, 7, probe_fd_names, &run);
+	run_supervised(fx, probe_fd_names, &run);
 	step_is(&run, 0, 0, "chmod a hard link by its inside name");
 	step_is(&run, 1, EPERM, "fchmod of it opened by its outside name");
 	step_is(&run, 2, 0, "rename inside");
@@ -1666,7 +1665,7 @@ static void test_supervisor_devices_and_fifos(void **state)
 	}
 	assert_int_equal(mkfifoat(fx->bfd, "work/fifo", 0644), 0);
 	assert_int_equal(mkfifoat(fx->bfd, "out/fifo", 0644), 0);
-	run_supervised(fx, 2, probe_devices, &run);
+	run_supervised(fx, probe_devices, &run);
 	step_is(&run, 0, EPERM, "chmod /dev/null");
 	step_is(&run, 1, EPERM, "fchmod /dev/null");
 	step_is(&run, 2, 0, "O_RDONLY|O_TRUNC on a FIFO inside");
@@ -1703,7 +1702,7 @@ static void test_supervisor_step_dropped_privileges(void **state)
 	put_file(fx, "work/f", "x\n", 0644);
 	put_file(fx, "work/g", "x\n", 0644);
 	/* uid 4242 may search the tree but owns nothing in it. */
-	run_supervised(fx, 7, probe_drop, &run);
+	run_supervised(fx, probe_drop, &run);
 	step_is(&run, 0, 0, "chmod while still equal");
 	step_is(&run, 1, 0, "setresgid");
 	step_is(&run, 2, 0, "setresuid");
@@ -1773,7 +1772,7 @@ static void test_supervisor_no_listener_of_the_steps_own(void **state)
 	struct run run;
 
 	put_file(fx, "out/f", "x\n", 0644);
-	run_supervised(fx, 7, probe_own_listener, &run);
+	run_supervised(fx, probe_own_listener, &run);
 	step_is(&run, 0, EPERM, "seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER)");
 	step_is(&run, 1, EPERM, "chmod outside, still supervised");
 	mode_is(fx, "out/f", 0644);
