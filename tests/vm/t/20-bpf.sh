@@ -74,8 +74,10 @@ state() {
 	fi
 }
 
-# events NAME: the EVENT lines of a vm_run's output
-events() { grep '^EVENT ' "$VMTEST_STATE/$1.out"; }
+# events NAME: the EVENT lines of NAME's output, each from "EVENT" on.  The
+# step's stderr shares the file, and busybox writes "sh: " and the rest of
+# its message in two writes: an event printed between them starts mid-line.
+events() { sed -n 's/^.*\(EVENT op=\)/\1/p' "$VMTEST_STATE/$1.out"; }
 
 # has_event NAME REGEX: one EVENT line of NAME's output matches (grep -E)
 has_event() { events "$1" | grep -Eq -- "$2"; }
@@ -419,7 +421,7 @@ lost() {
 	n=20000
 	drv --no-read --root "$w" -- bpfdrive --flood $n /tmp/flood-$m > "$VMTEST_STATE/$t-lost.out" 2>&1
 	grep -v '^EVENT' "$VMTEST_STATE/$t-lost.out" | vm_show
-	sent=$(grep -c '^EVENT op=create decision=denied .*path=/tmp/flood-'$m'$' "$VMTEST_STATE/$t-lost.out")
+	sent=$(events $t-lost | grep -c '^EVENT op=create decision=denied .*path=/tmp/flood-'$m'$')
 	denied=$(sed -n 's/^bpfdrive: end .* denied=\([0-9]*\) .*/\1/p' "$VMTEST_STATE/$t-lost.out")
 	nlost=$(sed -n 's/^bpfdrive: end .* lost=\([0-9]*\).*/\1/p' "$VMTEST_STATE/$t-lost.out")
 	if ! grep -q "^flood: $n tried, $n refused" "$VMTEST_STATE/$t-lost.out" || exists /tmp/flood-$m; then
