@@ -284,7 +284,7 @@ else
 		elif [ "$ctl_failed" != 0 ] || [ "$ctl_ok" != $((4 * n / 100)) ] || [ "$ctl_files" != "$ctl_ok" ]; then
 			fail fc-$m-ring-overflow "control writes inside failed: $ctl_failed failed, $ctl_ok ok, $ctl_files files"
 		elif [ -z "$lost" ] || [ "$lost" -le 0 ]; then
-			fail fc-$m-ring-overflow "nothing was lost: the ring did not overflow, so the row was not tested (lost=$lost)"
+			fail fc-$m-ring-overflow "the end record says lost=${lost:-nothing} with $denials of $refused refusals logged: the loss went uncounted, or the ring did not overflow and the row was not tested"
 		elif [ "$said" != "$lost" ]; then
 			fail fc-$m-ring-overflow "stderr said '${said:-nothing}', the end record lost=$lost"
 		elif [ "$denials" != "$logged" ] || [ $((denials + lost)) != "$refused" ]; then
