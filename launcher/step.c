@@ -64,6 +64,25 @@ static json_object *argv_json(const struct sg_step_ctx *s)
 	return a;
 }
 
+/*
+ * sg_spawn()'s message; a command that cannot be run is named first
+ * ("ARGV0: error").  That name passes through the same test as the log's
+ * command: a credential, or a piece of one, is never printed.
+ */
+static void print_spawn_msg(const struct sg_step_ctx *s, int code, const char *msg)
+{
+	const char *argv0 = s->o->argv[0], *var;
+	size_t n = strlen(argv0);
+
+	if ((code == SG_EXIT_NOTFOUND || code == SG_EXIT_NOEXEC) && strncmp(msg, argv0, n) == 0 &&
+	    (var = sg_credential_in(s->p, s->env, argv0))) {
+		fprintf(stderr, "stepguard: (the command, holding the value of %s or part of it, not shown)%s\n",
+			var, msg + n);
+		return;
+	}
+	fprintf(stderr, "stepguard: %s\n", msg);
+}
+
 static json_object *gaps_json(unsigned gaps)
 {
 	json_object *a = json_object_new_array();
@@ -458,7 +477,7 @@ int sg_step_run(struct sg_step_ctx *s)
 	ops = (struct sg_child_ops){ step_confine_child, step_forked, started, watch_fd, ready, &st };
 	code = sg_spawn(s->o->argv, s->env, &ops, &status, msg, sizeof(msg));
 	if (msg[0])
-		fprintf(stderr, "stepguard: %s\n", msg);
+		print_spawn_msg(s, code, msg);
 	if (st.pid > 0) {
 		json_object *rec = json_object_new_object();
 		uint64_t lost = 0;
