@@ -248,7 +248,8 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 				 strerror(rep.errnum));
 			return SG_EXIT_CONFINE;
 		}
-		snprintf(msg, msglen, "%s: %s", argv[0], strerror(rep.errnum));
+		/* The caller names the command: it may have to be redacted. */
+		snprintf(msg, msglen, "%s", strerror(rep.errnum));
 		return rep.errnum == ENOENT ? SG_EXIT_NOTFOUND : SG_EXIT_NOEXEC;
 	}
 

@@ -26,7 +26,9 @@ struct sg_child_ops {
  * wait for it while forwarding SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
  * SIGUSR2 and SIGWINCH.  Returns the exit status stepguard should exit
  * with: the step's, 128+N for signal N, or one of sg_exit for a failure
- * (then MSG says why).  *WAIT_STATUS gets the raw status when the step ran.
+ * (then MSG says why; for 126 and 127, the error alone, without the
+ * command, which the caller names).  *WAIT_STATUS gets the raw status when
+ * the step ran.
  */
 int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *ops,
 	     int *wait_status, char *msg, size_t msglen);

@@ -65,22 +65,21 @@ static json_object *argv_json(const struct sg_step_ctx *s)
 }
 
 /*
- * sg_spawn()'s message; a command that cannot be run is named first
- * ("ARGV0: error").  That name passes through the same test as the log's
- * command: a credential, or a piece of one, is never printed.
+ * sg_spawn()'s message.  When the command cannot be run (126, 127) it is
+ * the error alone, and the command is named here, through the same test
+ * as the log's command: a credential, or a piece of one, is never printed.
  */
 static void print_spawn_msg(const struct sg_step_ctx *s, int code, const char *msg)
 {
-	const char *argv0 = s->o->argv[0], *var;
-	size_t n = strlen(argv0);
+	const char *var;
 
-	if ((code == SG_EXIT_NOTFOUND || code == SG_EXIT_NOEXEC) && strncmp(msg, argv0, n) == 0 &&
-	    (var = sg_credential_in(s->p, s->env, argv0))) {
-		fprintf(stderr, "stepguard: (the command, holding the value of %s or part of it, not shown)%s\n",
-			var, msg + n);
-		return;
-	}
-	fprintf(stderr, "stepguard: %s\n", msg);
+	if (code != SG_EXIT_NOTFOUND && code != SG_EXIT_NOEXEC)
+		fprintf(stderr, "stepguard: %s\n", msg);
+	else if ((var = sg_credential_in(s->p, s->env, s->o->argv[0])))
+		fprintf(stderr, "stepguard: (the command, holding the value of %s or part of it, not shown): %s\n",
+			var, msg);
+	else
+		fprintf(stderr, "stepguard: %s: %s\n", s->o->argv[0], msg);
 }
 
 static json_object *gaps_json(unsigned gaps)

@@ -164,7 +164,7 @@ expect 77 'the tool (an argument holding the value of ANTHROPIC_API_KEY or part 
 	credential-piece-explained -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- claude --tools "${K:0:20}"
 refute "${K:22:4}" credential-piece-not-shown -- \
 	"${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- "${K:20:10}" --tools ""
-# a command that passes the ruling but cannot be run is named by sg_spawn
+# a command that passes the ruling but cannot be run is named in the error
 expect 127 '(the command, holding the value of ANTHROPIC_API_KEY or part of it, not shown): No such file' \
 	credential-piece-not-found -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work -- "$T/no-${K:30:8}/claude" --tools ""
 refute "${K:30:8}" credential-piece-not-found-not-shown -- \
