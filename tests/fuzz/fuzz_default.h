@@ -10,10 +10,17 @@
 /* Lives for the whole run: reachable, so LeakSanitizer does not count it. */
 static struct sg_policy fuzz_default_policy;
 
-static inline void fuzz_load_default_policy(void)
+/*
+ * libFuzzer's hook, once before the first input: a target that includes
+ * this header (one per fuzzer binary) has the default policy loaded.
+ */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct sg_error err;
 
+	(void)argc;
+	(void)argv;
 	sg_policy_init(&fuzz_default_policy);
 	for (size_t i = 0; i < sg_n_default_fragments; i++)
 		FUZZ_CHECK(sg_policy_parse(&fuzz_default_policy, sg_default_fragments[i].name,
@@ -22,6 +29,7 @@ static inline void fuzz_load_default_policy(void)
 			   "the default policy: %s:%u: %s", err.file, err.line, err.msg);
 	FUZZ_CHECK(sg_policy_validate(&fuzz_default_policy, &err) == 0,
 		   "the default policy: %s:%u: %s", err.file, err.line, err.msg);
+	return 0;
 }
 
 #endif

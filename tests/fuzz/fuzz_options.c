@@ -24,15 +24,6 @@
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/fuzz/fuzz_default.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_load_default_policy();
-	return 0;
-}
-
 static bool plain_name(const char *s)
 {
 	if (!*s)

@@ -23,15 +23,6 @@
 #include "tests/fuzz/fuzz_common.h"
 #include "tests/fuzz/fuzz_default.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_load_default_policy();
-	return 0;
-}
-
 /*
  * A value the explanation's own text cannot contain: at least 8 bytes,
  * printable, and with a '~' (which no template, option or variable name
