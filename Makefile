@@ -54,22 +54,35 @@ LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
 endif
 LDFLAGS  += $(SANFLAGS)
 
+# One list per directory (docs/design.md, "Layout").  Data flows one way:
+# lib <- policy <- confine, bpf <- audit, selftest <- launcher; the unit
+# tests of a directory link only against it and what it stands on, so a
+# syscall or a launcher call creeping into policy/ fails their build.
+LIB_SRCS      := lib/strbuf.c lib/env.c lib/log.c lib/opterr.c
 POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c \
-	policy/ruling.c policy/strbuf.c
-LAUNCHER_LIB  := launcher/options.c launcher/policy_load.c launcher/roots.c \
-	launcher/check.c launcher/run.c launcher/landlock.c launcher/seccomp.c \
-	launcher/confine.c launcher/user.c launcher/log.c launcher/step.c \
-	launcher/supervisor.c launcher/supervisor_target.c launcher/supervisor_resolve.c \
-	launcher/supervisor_ops.c launcher/fdpass.c launcher/selftest.c \
-	launcher/selftest_report.c launcher/selftest_area.c \
-	launcher/audit.c launcher/audit_table.c launcher/audit_strings.c \
-	launcher/audit_report.c launcher/audit_main.c
+	policy/ruling.c
+CONFINE_SRCS  := confine/confine.c confine/landlock.c confine/seccomp.c confine/user.c \
+	confine/fdpass.c
+SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
+	confine/supervisor/resolve.c confine/supervisor/ops.c
+AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
+SELFTEST_SRCS := selftest/selftest.c selftest/report.c selftest/area.c
+LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c \
+	launcher/check.c launcher/run.c launcher/step.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))
 
+objs = $(patsubst %.c,$(BUILD)/%.o,$(1))
 GEN_DEFAULT   := $(BUILD)/gen/default_policy.c
-POLICY_OBJS   := $(POLICY_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/default_policy.o
-LAUNCHER_OBJS := $(LAUNCHER_LIB:%.c=$(BUILD)/%.o)
+LIB_OBJS      := $(call objs,$(LIB_SRCS))
+POLICY_OBJS   := $(call objs,$(POLICY_SRCS)) $(LIB_OBJS)
+DEFAULT_OBJS  := $(BUILD)/gen/default_policy.o
+CONFINE_OBJS  := $(call objs,$(CONFINE_SRCS) $(SUPERVISOR_SRCS))
+AUDIT_OBJS    := $(call objs,$(AUDIT_SRCS))
+SELFTEST_OBJS := $(call objs,$(SELFTEST_SRCS))
+LAUNCHER_OBJS := $(call objs,$(LAUNCHER_SRCS))
+ALL_OBJS      := $(LAUNCHER_OBJS) $(SELFTEST_OBJS) $(AUDIT_OBJS) $(CONFINE_OBJS) \
+	$(POLICY_OBJS) $(DEFAULT_OBJS)
 
 UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_policy \
 	test_policy_load test_landlock test_seccomp test_log test_supervisor test_audit
@@ -89,7 +102,7 @@ all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 # sanitizers (their runtimes need what the filter refuses), statically
 # where possible so they do not depend on what the step may read.
 PLAIN_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE
-$(BUILD)/stepguard-probe: launcher/probe.c
+$(BUILD)/stepguard-probe: selftest/probe.c
 	@mkdir -p $(@D)
 	$(CC) $(PLAIN_CFLAGS) -o $@ $<
 
@@ -97,7 +110,7 @@ $(BUILD)/tests/adversary: tests/host/adversary.c
 	@mkdir -p $(@D)
 	$(CC) $(PLAIN_CFLAGS) -Wno-missing-prototypes -o $@ $<
 
-$(BUILD)/stepguard: $(LAUNCHER_MAIN:%.c=$(BUILD)/%.o) $(LAUNCHER_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
+$(BUILD)/stepguard: $(LAUNCHER_MAIN:%.c=$(BUILD)/%.o) $(ALL_OBJS) $(BPF_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c
@@ -117,7 +130,22 @@ $(BUILD)/tests/%.o: tests/%.c
 	$(CC) $(CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) $(CFLAGS) \
 		-Wno-missing-prototypes -Wno-error=missing-prototypes -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(LAUNCHER_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
+# Each unit test links against its own directory and what that stands on.
+TEST_LINK_test_policy          := $(POLICY_OBJS) $(DEFAULT_OBJS)
+TEST_LINK_test_expand          := $(POLICY_OBJS)
+TEST_LINK_test_ruling          := $(POLICY_OBJS) $(DEFAULT_OBJS)
+TEST_LINK_test_default_policy  := $(POLICY_OBJS) $(DEFAULT_OBJS)
+TEST_LINK_test_options         := $(call objs,launcher/options.c) $(POLICY_OBJS)
+TEST_LINK_test_policy_load     := $(call objs,launcher/policy_load.c confine/seccomp.c) \
+	$(POLICY_OBJS) $(DEFAULT_OBJS)
+TEST_LINK_test_landlock        := $(call objs,confine/landlock.c) $(LIB_OBJS)
+TEST_LINK_test_seccomp         := $(CONFINE_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
+TEST_LINK_test_supervisor      := $(CONFINE_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
+TEST_LINK_test_log             := $(CONFINE_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
+TEST_LINK_test_audit           := $(AUDIT_OBJS) $(POLICY_OBJS)
+
+.SECONDEXPANSION:
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $$(TEST_LINK_test_$$*)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
 check: unit cli host concurrency failclosed vm
@@ -198,7 +226,7 @@ lint:
 	mandoc -Tlint -W warning man/stepguard.1 man/stepguard.ini.5
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -I. -D__linux__ \
-		--suppress=missingIncludeSystem policy launcher
+		--suppress=missingIncludeSystem lib policy confine audit selftest launcher
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 		--std=c11 --inline-suppr -I. -I$(BPF_GEN) -D__linux__ \
 		--suppress=missingIncludeSystem bpf/loader.c bpf/pins.c bpf/scope.c bpf/events.c

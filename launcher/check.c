@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
 
 static void origin(FILE *f, const struct sg_origin *o)
 {

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "launcher/confine.h"
+#include "confine/confine.h"
 #include "launcher/options.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"

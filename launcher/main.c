@@ -10,16 +10,16 @@
 #include <string.h>
 
 #include "bpf/loader.h"
-#include "launcher/audit.h"
+#include "audit/audit.h"
 #include "launcher/check.h"
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
 #include "launcher/options.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
-#include "launcher/selftest.h"
+#include "selftest/selftest.h"
 #include "launcher/step.h"
-#include "launcher/user.h"
+#include "confine/user.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
 

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
-#include "launcher/seccomp.h"
+#include "lib/cleanup.h"
+#include "confine/seccomp.h"
 #include "policy/default_policy.h"
-#include "policy/expand.h"
+#include "lib/env.h"
 
 bool sg_syscall_known(const char *name)
 {

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "lib/cleanup.h"
 #include "policy/expand.h"
 
 bool sg_path_covers(const char *a, const char *b)

@@ -23,11 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
-#include "launcher/log.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
 #include "launcher/run.h"
-#include "launcher/supervisor.h"
+#include "confine/supervisor/supervisor.h"
 #include "policy/expand.h"
 #include "policy/ruling.h"
 

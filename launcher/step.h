@@ -5,7 +5,7 @@
 
 #include "launcher/options.h"
 #include "launcher/roots.h"
-#include "launcher/user.h"
+#include "confine/user.h"
 #include "policy/policy.h"
 
 struct sg_step_ctx {

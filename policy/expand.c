@@ -8,19 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/strbuf.h"
-
-const char *sg_env_get(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (!envp)
-		return NULL;
-	for (; *envp; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-			return *envp + n + 1;
-	return NULL;
-}
+#include "lib/env.h"
+#include "lib/strbuf.h"
 
 static bool valid_env_name(const char *s, size_t n)
 {

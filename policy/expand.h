@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "lib/env.h" /* sg_env_get(), which callers use to fill the vars */
+
 struct sg_expand_vars {
 	const char *workdir;  /* NULL: ${WORKDIR} is an error */
 	const char *home;     /* NULL or "": ${HOME} is an error */
@@ -25,8 +27,5 @@ struct sg_expand_vars {
  */
 int sg_expand(const char *in, const struct sg_expand_vars *vars, char **out,
 	      char *msg, size_t msglen);
-
-/* The value of NAME in ENVP (first occurrence), or NULL. */
-const char *sg_env_get(char *const *envp, const char *name);
 
 #endif

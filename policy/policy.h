@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lib/error.h"
+
 /*
  * inih (as packaged by Debian) reads lines of at most 199 bytes and
  * silently splits longer ones; we refuse them before inih sees them.
@@ -40,12 +42,6 @@ enum sg_tristate { SG_UNSET = 0, SG_NO, SG_YES };
 struct sg_origin {
 	const char *file; /* owned by the policy (sg_policy.files) */
 	unsigned line;
-};
-
-struct sg_error {
-	char file[256];
-	unsigned line; /* 0: the error is about the file as a whole */
-	char msg[512];
 };
 
 /* A whitespace-separated list value, e.g. "names = claude claude-code". */

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy/expand.h"
 
 static bool starts_option(const char *a)
 {

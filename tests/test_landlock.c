@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for launcher/landlock.c.
+ * Tests for confine/landlock.c.
  *
  * Pure tests pin down what each ABI handles and how masks read.  Live tests
  * confine a forked child (never this process, so later tests still run
@@ -37,7 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher/landlock.h"
+#include "confine/landlock.h"
 
 /* ---- pure: rights per ABI ------------------------------------------ */
 

@@ -13,9 +13,9 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "launcher/confine.h"
-#include "launcher/log.h"
-#include "launcher/user.h"
+#include "confine/confine.h"
+#include "lib/log.h"
+#include "confine/user.h"
 
 static const char *esc(const char *s)
 {

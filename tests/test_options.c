@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "launcher/exitcodes.h"
+#include "lib/exitcodes.h"
 #include "launcher/options.h"
 
 #define ARGV(...) ((char *[]){ "stepguard", __VA_ARGS__, NULL })

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for launcher/seccomp.c.
+ * Unit tests for confine/seccomp.c.
  *
  * The filter is checked without root and without loading it: libseccomp
  * exports the classic-BPF program it would load, a small interpreter below
@@ -24,8 +24,8 @@
 #define FS_IOC32_SETFLAGS _IOW('f', 2, int)
 #endif
 
-#include "launcher/seccomp.h"
-#include "launcher/supervisor.h"
+#include "confine/seccomp.h"
+#include "confine/supervisor/supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>

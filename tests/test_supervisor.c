@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for launcher/supervisor*.c and launcher/fdpass.c.
+ * Tests for the files of confine/supervisor/ and confine/fdpass.c.
  *
  * Live tests, run as root and as an unprivileged user: a forked child sets
  * no_new_privs, builds the real filter (sg_seccomp_build + the supervisor's
@@ -29,9 +29,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "launcher/fdpass.h"
-#include "launcher/seccomp.h"
-#include "launcher/supervisor.h"
+#include "confine/fdpass.h"
+#include "confine/seccomp.h"
+#include "confine/supervisor/supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1350,7 +1350,7 @@ static char tool_script[2048];
 static void probe_tools(struct report *r, const struct fx *fx)
 {
 	pid_t pid;
-	int status;
+	int status = 0;
 
 	(void)fx;
 	pid = fork();

@@ -22,7 +22,7 @@
 
 #include <json-c/json.h>
 
-#include "launcher/audit.h"
+#include "audit/audit.h"
 #include "tests/fuzz/fuzz_common.h"
 
 static char *capture(const struct sg_audit *a, int (*print)(const struct sg_audit *, FILE *),

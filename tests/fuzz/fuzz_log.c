@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_log.c — the log's byte escaping (launcher/log.c), which turns the
+ * fuzz_log.c — the log's byte escaping (lib/log.c), which turns the
  * paths, arguments and process names of a step into JSON strings, and its
- * reader (`stepguard audit`, launcher/audit.c) on what it wrote.
+ * reader (`stepguard audit`, audit/audit.c) on what it wrote.
  *
  * Input: the bytes of a path or an argument, up to the first NUL (a C
- * string cannot hold one).  Checked, as launcher/log.h promises:
+ * string cannot hold one).  Checked, as lib/log.h promises:
  *   - the escaped text is valid UTF-8 without control bytes or raw
  *     backslashes, and every input byte can be recovered from it;
  *   - into a buffer too small, the output is a terminated prefix of the
@@ -22,8 +22,8 @@
 
 #include <json-c/json.h>
 
-#include "launcher/audit.h"
-#include "launcher/log.h"
+#include "audit/audit.h"
+#include "lib/log.h"
 #include "tests/fuzz/fuzz_common.h"
 
 static int hexval(char c)
@@ -105,7 +105,7 @@ static void read_back(const char *full)
 	size_t len;
 
 	FUZZ_CHECK(rec && path, "json-c");
-	/* As launcher/step.c and launcher/log.c write a denial. */
+	/* As launcher/step.c and lib/log.c write a denial. */
 	json_object_object_add(rec, "time", json_object_new_string("2026-11-29T19:06:30.000001Z"));
 	json_object_object_add(rec, "event", json_object_new_string("denial"));
 	json_object_object_add(rec, "step", json_object_new_string("build"));

@@ -67,17 +67,18 @@ fi
 # ---- build ----------------------------------------------------------------
 
 # As the Makefile: its LIBS_PKGS, its POLICY_SRCS, the generated default
-# policy (policy/embed.sh over rules.d), and the launcher files each
+# policy (policy/embed.sh over rules.d), and the other files each
 # target needs.  Shared libraries: the fuzzers are not installed.
 LIBS_PKGS="inih libseccomp json-c nettle libbpf"
-POLICY_SRCS="policy/policy.c policy/scan.c policy/dump.c policy/expand.c policy/ruling.c policy/strbuf.c"
-AUDIT_SRCS="launcher/audit.c launcher/audit_table.c launcher/audit_strings.c launcher/audit_report.c"
+LIB_SRCS="lib/strbuf.c lib/env.c"
+POLICY_SRCS="policy/policy.c policy/scan.c policy/dump.c policy/expand.c policy/ruling.c $LIB_SRCS"
+AUDIT_SRCS="audit/audit.c audit/table.c audit/strings.c audit/report.c"
 declare -A SRCS=(
 	[policy]="$POLICY_SRCS"
 	[ruling]="$POLICY_SRCS @default"
 	[audit]="$AUDIT_SRCS"
-	[options]="launcher/options.c $POLICY_SRCS @default"
-	[log]="launcher/log.c policy/expand.c policy/strbuf.c $AUDIT_SRCS"
+	[options]="launcher/options.c lib/opterr.c $POLICY_SRCS @default"
+	[log]="lib/log.c $LIB_SRCS $AUDIT_SRCS"
 )
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"

@@ -44,7 +44,8 @@ read -r -a cppflags <<<"$cppflags_line"
 gen=$(mkvar '$(BPF_GEN)')
 [ -r "$gen/stepguard.skel.h" ] || "$MAKE" --no-print-directory -s "$gen/stepguard.skel.h"
 
-files=(policy/*.c launcher/*.c bpf/loader.c bpf/pins.c bpf/scope.c bpf/events.c)
+files=(lib/*.c policy/*.c confine/*.c confine/supervisor/*.c audit/*.c selftest/*.c
+	launcher/*.c bpf/loader.c bpf/pins.c bpf/scope.c bpf/events.c)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

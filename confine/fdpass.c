@@ -5,7 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/fdpass.h"
+#include "confine/fdpass.h"
 
 #include <errno.h>
 #include <string.h>

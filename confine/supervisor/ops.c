@@ -8,7 +8,7 @@
  *      nor from another root or mount namespace (else refuse: FOREIGN);
  *   2. check and copy the arguments the kernel would check and copy first
  *      (flags, names, values, times), with the kernel's errors;
- *   3. resolve the object (supervisor_resolve.c);
+ *   3. resolve the object (resolve.c);
  *   4. decide: beneath a writable root, or refuse (EPERM; EACCES for
  *      truncation, as Landlock answers) and report the refusal;
  *   5. act on the resolved descriptor, never on the path again, and hand
@@ -19,7 +19,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/supervisor_internal.h"
+#include "confine/supervisor/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "launcher/cleanup.h"
+#include "lib/cleanup.h"
 
 #ifndef __O_TMPFILE
 #define __O_TMPFILE 020000000

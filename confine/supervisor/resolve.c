@@ -17,7 +17,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/supervisor_internal.h"
+#include "confine/supervisor/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "lib/cleanup.h"
 
 int sg_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
 {

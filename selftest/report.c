@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* selftest_report.c — the self-test's table and its JSON document. */
-#include "launcher/selftest_internal.h"
+/* selftest/report.c — the self-test's table and its JSON document. */
+#include "selftest/internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,13 +21,13 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <nettle/sha2.h>
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
-#include "launcher/log.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
-#include "launcher/user.h"
-#include "policy/expand.h"
+#include "confine/user.h"
+#include "lib/env.h"
 #include "policy/policy.h"
 
 /* ---- the report ------------------------------------------------------- */

@@ -17,7 +17,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/supervisor_internal.h"
+#include "confine/supervisor/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -30,7 +30,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "lib/cleanup.h"
 
 /* Linux 6.9: a pidfd for one thread, whose descriptor table pidfd_getfd reads. */
 #ifndef PIDFD_THREAD

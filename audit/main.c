@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * audit_main.c — `stepguard audit`: options, the logs it opens, the
+ * audit/main.c — `stepguard audit`: options, the logs it opens, the
  * output it writes and the job summary it appends to.  The reading and
- * counting are in audit.c, the formats in audit_report.c.
+ * counting are in audit.c, the formats in audit/report.c.
  */
-#include "launcher/audit.h"
+#include "audit/audit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher/exitcodes.h"
-#include "launcher/options.h"
-#include "policy/expand.h"
+#include "lib/exitcodes.h"
+#include "lib/opterr.h"
+#include "lib/env.h"
 
 static const char audit_usage[] =
 	"usage: stepguard audit [--json | --github] [--step NAME] [LOG...]\n"

@@ -5,9 +5,9 @@
  * person (text), a machine (--json) or a GitHub workflow (--github).
  *
  * audit.c parses and counts (it reads a FILE * and makes no other
- * syscalls), in the tables of audit_table.c; audit_strings.c makes the
- * log's strings safe to show; audit_report.c formats what was counted;
- * audit_main.c parses the options, opens the logs and appends to
+ * syscalls), in the tables of audit/table.c; audit/strings.c makes the
+ * log's strings safe to show; audit/report.c formats what was counted;
+ * audit/main.c parses the options, opens the logs and appends to
  * $GITHUB_STEP_SUMMARY.
  * Usage, output and exit statuses: docs/audit.md.
  */
@@ -35,7 +35,7 @@
 /* Rows of the "top paths" list in the job summary and in the text output. */
 #define SG_AUDIT_TOP_PATHS 10
 
-/* Exit statuses of `stepguard audit` beyond launcher/exitcodes.h (sysexits(3)). */
+/* Exit statuses of `stepguard audit` beyond lib/exitcodes.h (sysexits(3)). */
 enum sg_audit_exit {
 	SG_AUDIT_EXIT_DATAERR = 65, /* a line could not be read as a record (EX_DATAERR) */
 	SG_AUDIT_EXIT_NOMEM = 71,   /* out of memory (EX_OSERR) */

@@ -30,7 +30,7 @@
  *     removed (a file that existed before is never deleted, only cut back
  *     to what it held), and the work area is removed at the end.
  */
-#include "launcher/selftest.h"
+#include "selftest/selftest.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -53,16 +53,16 @@
 #include <json-c/json.h>
 #include <nettle/sha2.h>
 
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
-#include "launcher/log.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
-#include "launcher/user.h"
-#include "policy/expand.h"
+#include "confine/user.h"
+#include "lib/env.h"
 #include "policy/policy.h"
 
-#include "launcher/selftest_internal.h"
+#include "selftest/internal.h"
 
 const struct sg_st_cell_name sg_st_cells[N_CELLS] = {
 	{ "home-file", "file in $HOME" },

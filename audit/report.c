@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * audit_report.c — what `stepguard audit` prints: text for a person,
+ * audit/report.c — what `stepguard audit` prints: text for a person,
  * one JSON document, GitHub workflow commands, and the Markdown of the
  * job summary.  Every string from the log was made display-safe when it
  * was read (sg_audit_display); what is added here is the escaping each
  * output format needs on top of that.
  */
-#include "launcher/audit.h"
+#include "audit/audit.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -11,7 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/landlock.h"
+#include "confine/landlock.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy/expand.h"
+#include "lib/env.h"
 
 /* Length of the valid UTF-8 sequence at S (1-4), or 0 if it is not one. */
 static size_t utf8_len(const unsigned char *s)

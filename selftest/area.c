@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* selftest_area.c — the self-test's work area, and judging each write from outside. */
-#include "launcher/selftest.h"
+/* selftest/area.c — the self-test's work area, and judging each write from outside. */
+#include "selftest/selftest.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,15 +20,15 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <nettle/sha2.h>
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
-#include "launcher/log.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
-#include "launcher/user.h"
-#include "policy/expand.h"
+#include "confine/user.h"
+#include "lib/env.h"
 #include "policy/policy.h"
-#include "launcher/selftest_internal.h"
+#include "selftest/internal.h"
 
 /* What the probe writes; the control must hold exactly this. */
 static const char probe_marker[] = "stepguard-probe\n";

@@ -11,7 +11,7 @@
  * --unload exits SG_EXIT_OK (unloaded, or nothing to unload) or
  * SG_EXIT_CONFINE (the pins could not be removed: steps still confined,
  * no root).  `stepguard audit` uses 0, 64 and 71 as here, and two more
- * of its own, defined in launcher/audit.h: 65 (EX_DATAERR, a line of a
+ * of its own, defined in audit/audit.h: 65 (EX_DATAERR, a line of a
  * log is not a record, or the last one is torn) and 74 (EX_IOERR, its
  * output or $GITHUB_STEP_SUMMARY could not be written); docs/audit.md.
  */

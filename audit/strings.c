@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * audit_strings.c — strings from the log as `stepguard audit` shows them:
+ * audit/strings.c — strings from the log as `stepguard audit` shows them:
  * made safe for a terminal, cut to a path prefix, escaped for a GitHub
  * workflow command.  Pure functions.
  */
-#include "launcher/audit.h"
+#include "audit/audit.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "launcher/landlock.h"
+#include "confine/landlock.h"
 
 /*
  * Add the user-notification rules to a filter built by sg_seccomp_build():

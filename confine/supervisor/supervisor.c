@@ -6,7 +6,7 @@
  * stepguard; this file adds those rules, checks at start that the kernel
  * has everything the supervisor needs (refusing to start otherwise, never
  * running with a hole), receives each notification and sends the answer.
- * What happens in between is in supervisor_ops.c.
+ * What happens in between is in ops.c.
  *
  * It never answers SECCOMP_USER_NOTIF_FLAG_CONTINUE.  CONTINUE lets the
  * kernel run the step's call as the step made it: the kernel then reads
@@ -18,7 +18,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/supervisor_internal.h"
+#include "confine/supervisor/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "launcher/cleanup.h"
+#include "lib/cleanup.h"
 
 #define CALL(n, k, dfd, p, f, at, x1, x2, x3, x4, nf, tm)                     \
 	{ .name = (n), .kind = (k), .dirfd = (dfd), .path = (p), .fd = (f),    \
@@ -191,7 +191,7 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 
 	if (!ctx)
 		return -EINVAL;
-	/* The argument layouts in supervisor_ops.c are the 64-bit ones. */
+	/* The argument layouts in ops.c are the 64-bit ones. */
 	if (sizeof(long) != 8)
 		return -EOPNOTSUPP;
 	/* API level 5: SCMP_ACT_NOTIFY, in both libseccomp and the kernel. */

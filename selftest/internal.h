@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* selftest_internal.h — shared by selftest.c and selftest_report.c only. */
+/* selftest/internal.h — shared by selftest.c and selftest/report.c only. */
 #ifndef STEPGUARD_SELFTEST_INTERNAL_H
 #define STEPGUARD_SELFTEST_INTERNAL_H
 
-#include "launcher/selftest.h"
+#include "selftest/selftest.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,13 +23,13 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <nettle/sha2.h>
-#include "launcher/confine.h"
-#include "launcher/exitcodes.h"
-#include "launcher/log.h"
+#include "confine/confine.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
-#include "launcher/user.h"
-#include "policy/expand.h"
+#include "confine/user.h"
+#include "lib/env.h"
 #include "policy/policy.h"
 
 #define N_TARGETS 4               /* outside the work directory */
@@ -135,7 +135,7 @@ const char *sg_st_buf_str(const struct buf *b);
 void sg_st_print_human(const struct selftest *s, int status);
 void sg_st_print_json(const struct selftest *s, int status);
 
-/* selftest.c and selftest_area.c */
+/* selftest.c and selftest/area.c */
 void sg_st_escape_line(const char *in, char *out, size_t len);
 void sg_st_judge_cell(struct selftest *s, struct run *r, int k);
 void sg_st_judge_control(struct selftest *s, struct run *r);

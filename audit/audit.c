@@ -9,7 +9,7 @@
  * (counted as such), or a problem: counted, and the first few kept with
  * their file, line and reason.  Nothing is skipped without a trace.
  */
-#include "launcher/audit.h"
+#include "audit/audit.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -4,10 +4,10 @@
  *
  * The supervisor is split along its data flow:
  *   supervisor.c          the listener: rules, probes, receive, answer
- *   supervisor_target.c   reading the step's state (memory, fds, /proc)
- *   supervisor_resolve.c  resolving a path or fd to an object, and the
+ *   target.c              reading the step's state (memory, fds, /proc)
+ *   resolve.c             resolving a path or fd to an object, and the
  *                         decision "beneath a writable root?"
- *   supervisor_ops.c      decoding each call and acting on the object
+ *   ops.c                 decoding each call and acting on the object
  *
  * Internal convention, on top of -errno: -ESRCH means "the step's call is
  * gone" (the task died, or a signal interrupted the call): there is nobody
@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "launcher/supervisor.h"
+#include "confine/supervisor/supervisor.h"
 
 /* The kernel's own limit on symbolic links followed in one lookup. */
 #define SG_MAXSYMLINKS 40
@@ -148,7 +148,7 @@ static inline const char *sg_fd_path(char buf[SG_FD_PATH_MAX], int fd)
 	return buf;
 }
 
-/* supervisor_target.c */
+/* target.c */
 int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
 		   uint64_t id, pid_t tid);
 void sg_target_close(struct sg_target *t);
@@ -164,7 +164,7 @@ int sg_view_read(int proc_fd, struct sg_view *v);
 bool sg_creds_no_more_than(const struct sg_creds *self,
 			   const struct sg_creds *step, bool same_userns);
 
-/* supervisor_resolve.c */
+/* resolve.c */
 int sg_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve);
 void sg_obj_init(struct sg_obj *o);
 void sg_obj_close(struct sg_obj *o);
@@ -175,7 +175,7 @@ int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
 	     bool metadata);
 int sg_obj_describe(const struct sg_obj *o, char *buf, size_t size);
 
-/* supervisor_ops.c */
+/* ops.c */
 const char *sg_kind_op(enum sg_kind k);   /* the log's operation name */
 int sg_kind_refusal(enum sg_kind k);      /* EPERM, or EACCES for truncation */
 int sg_sup_run(struct sg_target *t, const struct sg_call *c,

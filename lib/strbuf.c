@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "policy/strbuf.h"
+#include "lib/strbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>

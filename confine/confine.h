@@ -14,10 +14,10 @@
 #include <stdbool.h>
 
 #include "bpf/loader.h"
-#include "launcher/seccomp.h"
-#include "launcher/landlock.h"
+#include "confine/seccomp.h"
+#include "confine/landlock.h"
 #include "launcher/roots.h"
-#include "launcher/user.h"
+#include "confine/user.h"
 #include "policy/policy.h"
 
 /* Gaps a backend may leave; the names are the policy's accept-gaps words. */

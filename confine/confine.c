@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/confine.h"
+#include "confine/confine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +14,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "launcher/fdpass.h"
-#include "launcher/seccomp.h"
-#include "launcher/supervisor.h"
+#include "confine/fdpass.h"
+#include "confine/seccomp.h"
+#include "confine/supervisor/supervisor.h"
 
 static const struct {
 	unsigned gap;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * audit_table.c — the tables `stepguard audit` counts in (string →
+ * audit/table.c — the tables `stepguard audit` counts in (string →
  * entry, open addressing) and the sorted views its reports print.
  */
-#include "launcher/audit.h"
+#include "audit/audit.h"
 
 #include <errno.h>
 #include <stdlib.h>

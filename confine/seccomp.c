@@ -31,8 +31,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "launcher/seccomp.h"
-#include "launcher/cleanup.h"
+#include "confine/seccomp.h"
+#include "lib/cleanup.h"
 
 #include <errno.h>
 #include <linux/fs.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "launcher/user.h"
+#include "confine/user.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy/expand.h"
+#include "lib/env.h"
 
 static int parse_id(const char *s, unsigned long *out)
 {

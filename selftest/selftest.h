@@ -3,7 +3,7 @@
  * selftest.h — stepguard --self-test: the trial's four-write probe, run
  * under the real confinement through the same launch path as a step.
  *
- * The probe is a separate program (stepguard-probe, launcher/probe.c)
+ * The probe is a separate program (stepguard-probe, selftest/probe.c)
  * that stepguard runs as a step, six times (scrub unset, 0, 1, then 1, 0,
  * unset); every write is judged from outside, after the probe exits.
  * See docs/self-test.md for the output and the statuses.
