@@ -110,6 +110,10 @@ const char *sg_bpf_version(void)
 static char log_tail[4096];
 static size_t log_tail_len;
 
+/* libbpf's print callback: FMT is libbpf's own format, with AP its arguments. */
+static int capture_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static int capture_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char *text = NULL;

@@ -50,7 +50,7 @@ static void dump_words_section(FILE *f, bool origins, const struct sg_policy *p,
 
 		if (sg__words_keys[i].sec != sec)
 			continue;
-		w = (const struct sg_words *)((const char *)p + sg__words_keys[i].off);
+		w = (const void *)((const char *)p + sg__words_keys[i].off);
 		if (!w->set)
 			continue;
 		dump_origin(f, origins, &w->origin);

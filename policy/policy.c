@@ -89,7 +89,7 @@ void sg_policy_init(struct sg_policy *p)
 void sg_policy_free(struct sg_policy *p)
 {
 	for (size_t i = 0; i < sg__n_words_keys; i++)
-		words_clear((struct sg_words *)((char *)p + sg__words_keys[i].off));
+		words_clear((struct sg_words *)(void *)((char *)p + sg__words_keys[i].off));
 	settings_clear(&p->base);
 	writes_clear(&p->writes);
 	for (size_t i = 0; i < p->n_steps; i++) {
@@ -319,7 +319,7 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 static int set_words(struct parse_ctx *c, unsigned line, const struct words_key *k,
 		     const char *section, const char *value, bool append)
 {
-	struct sg_words *w = (struct sg_words *)((char *)c->p + k->off);
+	struct sg_words *w = (void *)((char *)c->p + k->off); /* offsetof a struct sg_words */
 	struct sg_words nw = { 0 };
 	const char *q = value;
 

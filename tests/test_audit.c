@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "launcher/audit.h"
+#include "audit/audit.h"
 
 /* Records as stepguard writes them (docs/log-format.md), one per line. */
 #define START(step, run, pid, backend)                                                           \
@@ -230,8 +230,8 @@ static void test_sg_audit_line_malformed_counted_with_line(void **state)
 		"{\"event\":\"start\"}",                             /* no step */
 		"{\"event\":\"end\",\"step\":\"s\",\"pid\":\"12\"}", /* pid not an integer */
 		"{\"event\":\"end\",\"step\":\"s\",\"lost\":-1}",    /* a negative count */
-		"{\"event\":\"denial\",\"step\":\"s\",\"op\":\"open\",\"path\":\"/x\","
-		"\"decision\":\"maybe\"}",
+		("{\"event\":\"denial\",\"step\":\"s\",\"op\":\"open\",\"path\":\"/x\","
+		 "\"decision\":\"maybe\"}"),
 		"{\"event\":\"start\",\"step\":\"s\"} trailing",
 		"{\"event\":\"start\",\"step\":\"s\",}",
 		"",

@@ -439,10 +439,10 @@ static void test_sg_credential_in_whole_and_parts(void **state)
 	snprintf(buf, sizeof(buf), "%.20s", key);
 	names_key(sg_credential_in(&pol, key_env, buf));
 	names_key(sg_credential_in(&pol, key_env, key + 30));
-	snprintf(buf, sizeof(buf), "--x=%.*s=1", SG_CREDENTIAL_RUN, KEY_SECRET + 9);
+	snprintf(buf, sizeof(buf), "--x=%.*s=1", SG_CREDENTIAL_RUN, &KEY_SECRET[9]);
 	names_key(sg_credential_in(&pol, key_env, buf));
 	/* the allowed side: shorter runs, other words, no credential held */
-	snprintf(buf, sizeof(buf), "%.*s", SG_CREDENTIAL_RUN - 1, KEY_SECRET + 9);
+	snprintf(buf, sizeof(buf), "%.*s", SG_CREDENTIAL_RUN - 1, &KEY_SECRET[9]);
 	assert_null(sg_credential_in(&pol, key_env, buf));
 	assert_null(sg_credential_in(&pol, key_env, "--tools"));
 	assert_null(sg_credential_in(&pol, key_env, "Bash"));
@@ -453,7 +453,7 @@ static void test_sg_credential_in_whole_and_parts(void **state)
 	/* any occurrence counts: a second, different value is not hidden by the first */
 	names_key(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=first-value",
 					     "ANTHROPIC_API_KEY=" KEY_SECRET),
-				   KEY_SECRET + 20));
+				   &KEY_SECRET[20]));
 }
 
 /* Fails if BUF holds SG_CREDENTIAL_RUN bytes in a row of the secret. */
@@ -492,8 +492,8 @@ static void test_sg_ruling_explain_never_prints_part_of_credential(void **state)
 	(void)state;
 	snprintf(start, sizeof(start), "%.30s", key);           /* the prefix and 17 bytes */
 	snprintf(tail, sizeof(tail), "%s", key + 30);            /* the rest */
-	snprintf(piece, sizeof(piece), "%.12s", KEY_SECRET + 5); /* from the middle */
-	snprintf(opt, sizeof(opt), "--%.8s=1", KEY_SECRET + 20);
+	snprintf(piece, sizeof(piece), "%.12s", &KEY_SECRET[5]); /* from the middle */
+	snprintf(opt, sizeof(opt), "--%.8s=1", &KEY_SECRET[20]);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sg_ruling r = decide(cases[i].argv, key_env);
 
