@@ -58,17 +58,17 @@ LDFLAGS  += $(SANFLAGS)
 # lib <- policy <- confine, bpf <- audit, selftest <- launcher; the unit
 # tests of a directory link only against it and what it stands on, so a
 # syscall or a launcher call creeping into policy/ fails their build.
-LIB_SRCS      := lib/strbuf.c lib/env.c lib/log.c lib/opterr.c
-POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c \
+LIB_SRCS      := lib/error.c lib/strbuf.c lib/env.c lib/log.c lib/opterr.c lib/denial.c lib/root.c
+POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c policy/gaps.c \
 	policy/ruling.c
-CONFINE_SRCS  := confine/confine.c confine/landlock.c confine/seccomp.c confine/user.c \
+CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/seccomp.c confine/user.c \
 	confine/fdpass.c
 SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/resolve.c confine/supervisor/ops.c
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
 SELFTEST_SRCS := selftest/selftest.c selftest/report.c selftest/area.c
-LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c \
-	launcher/check.c launcher/run.c launcher/step.c
+LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c \
+	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))
 

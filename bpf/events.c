@@ -13,71 +13,20 @@
 
 #include "bpf/loader.h"
 
-/* The operation names of the log (docs/log-format.md). */
-static const char *const op_names[SG_OP__MAX] = {
-	[SG_OP_NONE] = "none",
-	[SG_OP_OPEN] = "open",
-	[SG_OP_CREATE] = "create",
-	[SG_OP_MKNOD] = "mknod",
-	[SG_OP_MKDIR] = "mkdir",
-	[SG_OP_RMDIR] = "rmdir",
-	[SG_OP_UNLINK] = "unlink",
-	[SG_OP_RENAME] = "rename",
-	[SG_OP_LINK] = "link",
-	[SG_OP_SYMLINK] = "symlink",
-	[SG_OP_TRUNCATE] = "truncate",
-	[SG_OP_CHMOD] = "chmod",
-	[SG_OP_CHOWN] = "chown",
-	[SG_OP_UTIMES] = "utimes",
-	[SG_OP_SETXATTR] = "setxattr",
-	[SG_OP_REMOVEXATTR] = "removexattr",
-	[SG_OP_BPF] = "bpf",
-	[SG_OP_KILL] = "kill",
-	[SG_OP_PTRACE] = "ptrace",
-	[SG_OP_MOUNT] = "mount",
-	[SG_OP_FORK] = "fork",
-	[SG_OP_CHATTR] = "chattr",
-};
-
+/* The log's names are lib/vocab.h's, shared with the supervisor's records. */
 const char *sg_bpf_op_name(unsigned op)
 {
-	return op < SG_OP__MAX && op_names[op] ? op_names[op] : "unknown";
+	return sg_op_name(op);
 }
 
 const char *sg_bpf_reason_name(unsigned reason)
 {
-	switch (reason) {
-	case SG_WHY_NONE:
-		return "none";
-	case SG_WHY_OUTSIDE:
-		return "outside";
-	case SG_WHY_DEPTH:
-		return "depth";
-	case SG_WHY_MOUNT:
-		return "mount-unknown";
-	case SG_WHY_NO_SCOPE:
-		return "no-scope";
-	case SG_WHY_UNKNOWN:
-		return "unknown-task";
-	case SG_WHY_GUARD:
-		return "guard";
-	case SG_WHY_NOMEM:
-		return "no-memory";
-	default:
-		return "unknown";
-	}
+	return sg_reason_name(reason);
 }
 
 const char *sg_bpf_decision_name(unsigned decision)
 {
-	switch (decision) {
-	case SG_DECISION_DENIED:
-		return "denied";
-	case SG_DECISION_AUDITED:
-		return "audited";
-	default:
-		return "unknown";
-	}
+	return sg_decision_name(decision);
 }
 
 const char *sg_bpf_mode_name(enum sg_bpf_mode mode)

@@ -27,50 +27,8 @@
 #define SG_PATH_MAX 4096
 #define SG_COMM_LEN 16
 
-/* What a confined task tried.  The names in the log: sg_bpf_op_name(). */
-enum sg_op {
-	SG_OP_NONE = 0,
-	SG_OP_OPEN,        /* open for writing (f_flags, not only FMODE_WRITE) */
-	SG_OP_CREATE,      /* a regular file: open(O_CREAT) or mknod(S_IFREG) */
-	SG_OP_MKNOD,       /* fifo, socket, device, whiteout */
-	SG_OP_MKDIR,
-	SG_OP_RMDIR,
-	SG_OP_UNLINK,
-	SG_OP_RENAME,      /* path: the old name, path2: the new one */
-	SG_OP_LINK,        /* path: the existing file, path2: the new link */
-	SG_OP_SYMLINK,
-	SG_OP_TRUNCATE,
-	SG_OP_CHMOD,
-	SG_OP_CHOWN,
-	SG_OP_UTIMES,      /* inode_setattr with time changes only */
-	SG_OP_SETXATTR,    /* POSIX ACLs (set_acl, 6.2+) included: arg = 1 */
-	SG_OP_REMOVEXATTR, /* likewise (remove_acl) */
-	SG_OP_BPF,         /* guard: bpf(2); arg = the command */
-	SG_OP_KILL,        /* guard: a signal out of the scope; arg = target tgid << 32 | sig */
-	SG_OP_PTRACE,      /* guard: ptrace and /proc access; arg = target tgid << 32 | mode */
-	SG_OP_MOUNT,       /* guard: mount, move_mount, umount */
-	SG_OP_FORK,        /* a confined task's child could not be marked: fork refused */
-	SG_OP_CHATTR,      /* inode flags by ioctl (chattr, xfs_io); arg = the command */
-	SG_OP__MAX,
-};
-
-enum sg_decision {
-	SG_DECISION_DENIED = 1,  /* the task got -event.error */
-	SG_DECISION_AUDITED = 2, /* audit mode: it would have been refused, and was let through */
-};
-
-/* Why the decision was a refusal. */
-enum sg_ev_reason {
-	SG_WHY_NONE = 0,
-	SG_WHY_OUTSIDE,   /* the walk reached the top of the mount tree without a root */
-	SG_WHY_DEPTH,     /* the walk ran out of steps (SG_WALK_MAX) before a root or the top */
-	SG_WHY_MOUNT,     /* an object known by dentry only, on a file system whose mount
-			   * could not be told (bind-mounted more than once) */
-	SG_WHY_NO_SCOPE,  /* the task's scope has no policy: its stepguard removed it */
-	SG_WHY_UNKNOWN,   /* could not tell whether the task is confined (6.1 storage busy) */
-	SG_WHY_GUARD,     /* a guard hook: bpf, signals, ptrace, mounts */
-	SG_WHY_NOMEM,     /* the child's mark could not be allocated */
-};
+/* What was tried, decided and why: enum sg_op, sg_decision, sg_ev_reason. */
+#include "lib/vocab.h"
 
 /* enum sg_scope_mode: the scope's policy. */
 #define SG_BPF_ENFORCE 0

@@ -15,68 +15,7 @@
 #include <unistd.h>
 
 #include "confine/fdpass.h"
-#include "confine/seccomp.h"
-#include "confine/supervisor/supervisor.h"
-
-static const struct {
-	unsigned gap;
-	const char *name;
-	const char *what;
-} gap_names[] = {
-	{ SG_GAP_ATTRIBUTES, "attributes", "chmod, chown, utimes and xattr changes" },
-	{ SG_GAP_TRUNCATE, "truncate", "truncation" },
-	{ SG_GAP_IOCTL_DEV, "ioctl-dev", "ioctl on device files" },
-	{ SG_GAP_SCOPING, "scoping", "signals and abstract sockets out of the step" },
-	{ SG_GAP_ABSTRACT, "abstract-sockets", "abstract sockets out of the step" },
-};
-
-const char *sg_gap_name(unsigned i)
-{
-	return i < sizeof(gap_names) / sizeof(gap_names[0]) ? gap_names[i].name : NULL;
-}
-
-unsigned sg_gap_bit(unsigned i)
-{
-	return i < sizeof(gap_names) / sizeof(gap_names[0]) ? gap_names[i].gap : 0;
-}
-
-int sg_gap_parse(const char *word, unsigned *out)
-{
-	for (size_t i = 0; i < sizeof(gap_names) / sizeof(gap_names[0]); i++)
-		if (strcmp(word, gap_names[i].name) == 0) {
-			*out = gap_names[i].gap;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-const char *sg_gaps_str(unsigned gaps, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(gap_names) / sizeof(gap_names[0]); i++)
-		if ((gaps & gap_names[i].gap) && o < len)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s (%s)", o ? ", " : "",
-					      gap_names[i].name, gap_names[i].what);
-	if (o == 0 && len)
-		snprintf(buf, len, "none");
-	return buf;
-}
-
-static int fail(char *msg, size_t len, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *msg, size_t len, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, len, fmt, ap);
-	va_end(ap);
-	return err;
-}
+#include "confine/internal.h"
 
 /*
  * Try an eBPF backend: probe (a lsm/ program attaches and enforces nothing
@@ -152,18 +91,17 @@ const char *sg_confine_backend_name(const struct sg_confine *c)
 	return c->supervise ? "landlock+supervisor" : "landlock";
 }
 
-static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, char *msg,
-			    size_t len)
+static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, struct sg_error *err)
 {
 	const struct sg_root *bad = NULL;
 	int abi = sg_landlock_abi();
 
 	if (abi == -EOPNOTSUPP)
-		return fail(msg, len, -EOPNOTSUPP,
+		return sg_errorf(err, -EOPNOTSUPP, NULL, 0,
 			    "Landlock is built into this kernel but not enabled.\n"
 			    "Hint: add \"landlock\" to the kernel's lsm= boot parameter");
 	if (abi < 0)
-		return fail(msg, len, -EOPNOTSUPP,
+		return sg_errorf(err, -EOPNOTSUPP, NULL, 0,
 			    "this kernel has no Landlock (%s).\nHint: Landlock needs Linux 5.13 or later",
 			    strerror(-abi));
 	sg_landlock_rights_for_abi(abi, &c->ll);
@@ -173,10 +111,10 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 		return -ENOMEM;
 	for (size_t i = 0; i < roots->n; i++)
 		if (roots->v[i].fd >= 0) /* skipped "?" roots have no fd */
-			c->roots[c->n_roots++] = (struct sg_root){ roots->v[i].resolved, roots->v[i].fd };
+			c->roots[c->n_roots++] = roots->v[i]; /* shallow: the launcher owns them */
 	c->ruleset_fd = sg_landlock_build(c->roots, c->n_roots, &c->ll, &bad);
 	if (c->ruleset_fd < 0)
-		return fail(msg, len, c->ruleset_fd, "Landlock refused the root %s: %s",
+		return sg_errorf(err, c->ruleset_fd, NULL, 0, "Landlock refused the root %s: %s",
 			    bad ? bad->path : "(none)", strerror(-c->ruleset_fd));
 
 	/*
@@ -204,7 +142,7 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
  * already refuses the same signals, and two refusals of one thing are
  * harmless.
  */
-static int prepare_bpf_scoping(struct sg_confine *c, char *msg, size_t len)
+static int prepare_bpf_scoping(struct sg_confine *c, struct sg_error *err)
 {
 	struct sg_landlock_info scope = { 0 };
 	int abi = sg_landlock_abi();
@@ -218,7 +156,7 @@ static int prepare_bpf_scoping(struct sg_confine *c, char *msg, size_t len)
 	scope.scoped = SG_LANDLOCK_SCOPES;
 	c->ruleset_fd = sg_landlock_build(NULL, 0, &scope, NULL);
 	if (c->ruleset_fd < 0)
-		return fail(msg, len, c->ruleset_fd, "Landlock refused a scope-only ruleset: %s",
+		return sg_errorf(err, c->ruleset_fd, NULL, 0, "Landlock refused a scope-only ruleset: %s",
 			    strerror(-c->ruleset_fd));
 	return 0;
 }
@@ -245,7 +183,7 @@ static bool kernel_at_least(unsigned major, unsigned minor)
 	return a > major || (a == major && b >= minor);
 }
 
-static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, char *msg, size_t len)
+static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, struct sg_error *err)
 {
 	struct sg_seccomp_opts so = { 0 };
 	const char *bad_name = NULL;
@@ -258,7 +196,7 @@ static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, char *
 	so.allow_userns = p->user_namespaces == SG_YES;
 	r = sg_seccomp_build(&so, &c->seccomp, &bad_name);
 	if (r < 0)
-		return fail(msg, len, r, "cannot build the seccomp filter%s%s: %s",
+		return sg_errorf(err, r, NULL, 0, "cannot build the seccomp filter%s%s: %s",
 			    bad_name ? " at " : "", bad_name ? bad_name : "", strerror(-r));
 	return 0;
 }
@@ -278,7 +216,7 @@ static const char *limit_str(int resource, char *buf, size_t len)
 }
 
 /* The filter's BPF, generated now, before fork (sg_seccomp_export()). */
-static int export_seccomp(struct sg_confine *c, char *msg, size_t len)
+static int export_seccomp(struct sg_confine *c, struct sg_error *err)
 {
 	int r = sg_seccomp_export(c->seccomp, &c->prog);
 	char as[32], data[32];
@@ -288,61 +226,40 @@ static int export_seccomp(struct sg_confine *c, char *msg, size_t len)
 	 * ulimit -v or -d is the usual cause, and the fix is the caller's.
 	 */
 	if (r == -ENOMEM)
-		return fail(msg, len, r,
+		return sg_errorf(err, r, NULL, 0,
 			    "not enough memory to generate the seccomp filter, which needs %lu MiB "
 			    "of address space to spare (RLIMIT_AS: %s, RLIMIT_DATA: %s).\n"
 			    "Hint: raise RLIMIT_AS or RLIMIT_DATA (ulimit -v, ulimit -d, prlimit --as, --data)",
 			    SG_SECCOMP_EXPORT_RESERVE >> 20, limit_str(RLIMIT_AS, as, sizeof(as)),
 			    limit_str(RLIMIT_DATA, data, sizeof(data)));
 	if (r < 0)
-		return fail(msg, len, r, "cannot generate the seccomp filter: %s", strerror(-r));
+		return sg_errorf(err, r, NULL, 0, "cannot generate the seccomp filter: %s", strerror(-r));
 	return 0;
 }
 
-int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
-		       enum sg_mode mode, const struct sg_roots *roots, char *msg, size_t len)
+static struct sg_confine *confine_new(const struct sg_user *user)
+{
+	struct sg_confine *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->ruleset_fd = -1;
+	c->sock[0] = c->sock[1] = -1;
+	c->go[0] = c->go[1] = -1;
+	c->user = user;
+	return c;
+}
+
+static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
+		   enum sg_mode mode, const struct sg_roots *roots, struct sg_error *err)
 {
 	char why[1024];
 	int r;
 
-	memset(c, 0, sizeof(*c));
-	c->ruleset_fd = -1;
-	c->sock[0] = c->sock[1] = -1;
-	c->go[0] = c->go[1] = -1;
-
-	for (size_t i = 0; i < p->accept_gaps.n; i++) {
-		unsigned g;
-
-		if (sg_gap_parse(p->accept_gaps.v[i], &g) == 0)
-			c->accepted |= g;
-	}
-	for (size_t i = 0; i < p->keep_fds.n; i++) {
-		char *end;
-		long v = strtol(p->keep_fds.v[i], &end, 10);
-		size_t j = c->n_keep_fds;
-		int fd;
-
-		/*
-		 * These descriptors pass into the confined step.  The policy
-		 * parser admits only 3 to 1023; check again rather than let a
-		 * bad word become descriptor 0 as atoi() would.
-		 */
-		if (end == p->keep_fds.v[i] || *end || v < 3 || v > 1023)
-			return fail(msg, len, -EINVAL,
-				    "[stepguard] keep-fds: \"%s\" is not a descriptor from 3 to 1023",
-				    p->keep_fds.v[i]);
-		fd = (int)v;
-		if (j == sizeof(c->keep_fds) / sizeof(c->keep_fds[0]))
-			return fail(msg, len, -E2BIG, "[stepguard] keep-fds: more than %zu descriptors", j);
-		/* insertion sort, duplicates dropped: the child walks them in order */
-		while (j > 0 && c->keep_fds[j - 1] > fd)
-			j--;
-		if (j > 0 && c->keep_fds[j - 1] == fd)
-			continue;
-		memmove(&c->keep_fds[j + 1], &c->keep_fds[j], (c->n_keep_fds - j) * sizeof(int));
-		c->keep_fds[j] = fd;
-		c->n_keep_fds++;
-	}
+	/* Typed by the policy (policy/policy.h): a mask, and a sorted, unique list. */
+	c->accepted = p->accepted_gaps;
+	memcpy(c->keep_fds, p->keep_fd_list, p->n_keep_fd_list * sizeof(int));
+	c->n_keep_fds = p->n_keep_fd_list;
 
 	switch (want) {
 	case SG_FILTER_BPF_LSM:
@@ -350,7 +267,7 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 		/* Asked for by name: never fall back to something weaker. */
 		r = try_bpf(c, want, roots, mode, why, sizeof(why));
 		if (r < 0)
-			return fail(msg, len, -EOPNOTSUPP, "filter %s is unavailable (%s)",
+			return sg_errorf(err, -EOPNOTSUPP, NULL, 0, "filter %s is unavailable (%s)",
 				    sg_filter_name(want), why);
 		break;
 	case SG_FILTER_AUTO:
@@ -366,7 +283,7 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 		break;
 	case SG_FILTER_UNSET:
 	default:
-		return fail(msg, len, -EINVAL, "no filter chosen");
+		return sg_errorf(err, -EINVAL, NULL, 0, "no filter chosen");
 	}
 
 	if (sg_confine_is_bpf(c)) {
@@ -376,26 +293,26 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 		 * write gaps.  Landlock scopes abstract sockets where it can;
 		 * seccomp still removes the escape routes.
 		 */
-		r = prepare_bpf_scoping(c, msg, len);
+		r = prepare_bpf_scoping(c, err);
 		if (r < 0)
 			return r;
-		r = build_seccomp(c, p, msg, len);
+		r = build_seccomp(c, p, err);
 		if (r < 0)
 			return r;
-		return export_seccomp(c, msg, len);
+		return export_seccomp(c, err);
 	}
 
 	/* Landlock refuses; it cannot let a write through and log it. */
 	if (mode == SG_MODE_AUDIT)
-		return fail(msg, len, -EOPNOTSUPP,
+		return sg_errorf(err, -EOPNOTSUPP, NULL, 0,
 			    "mode audit needs an eBPF backend (%s); Landlock can only enforce.\n"
 			    "Hint: use --mode enforce, or run as root on a kernel with BPF trampolines",
 			    c->why[0] ? c->why : "none available");
-	r = prepare_landlock(c, roots, msg, len);
+	r = prepare_landlock(c, roots, err);
 	if (r < 0)
 		return r;
 	c->backend = SG_FILTER_LANDLOCK;
-	r = build_seccomp(c, p, msg, len);
+	r = build_seccomp(c, p, err);
 	if (r < 0)
 		return r;
 
@@ -409,7 +326,7 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 	if (r == 0) {
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
-			return fail(msg, len, -errno, "socketpair: %s", strerror(errno));
+			return sg_errorf(err, -errno, NULL, 0, "socketpair: %s", strerror(errno));
 	} else {
 		c->gaps |= SG_GAP_ATTRIBUTES;
 		if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_TRUNCATE)
@@ -422,12 +339,43 @@ int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_
 		char g[256];
 
 		if (must)
-			return fail(msg, len, -EOPNOTSUPP,
+			return sg_errorf(err, -EOPNOTSUPP, NULL, 0,
 				    "the write filter cannot refuse %s on this kernel (supervisor: %s).\n"
 				    "Hint: to run anyway with this hole, name it in [stepguard] accept-gaps",
 				    sg_gaps_str(must, g, sizeof(g)), strerror(-r));
 	}
-	return export_seccomp(c, msg, len);
+	return export_seccomp(c, err);
+}
+
+int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req,
+		       struct sg_error *err)
+{
+	struct sg_confine *c = confine_new(req->user);
+	int r;
+
+	*out = NULL;
+	if (!c)
+		return sg_errorf(err, -ENOMEM, NULL, 0, "out of memory");
+	r = prepare(c, req->policy, req->want, req->mode, req->roots, err);
+	if (r < 0) {
+		if (r == -ENOMEM && !err->msg[0])
+			sg_errorf(err, r, NULL, 0, "out of memory");
+		sg_confine_free(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+int sg_confine_become_user(struct sg_confine *c)
+{
+	/*
+	 * Landlock: for good, before the fork: the supervisor in this
+	 * process acts for the step and must hold no more rights than it.
+	 * eBPF: stay root to read the filter's events and remove the scope
+	 * at the end; the child drops once marked (sg_confine_child()).
+	 */
+	return sg_confine_is_bpf(c) ? 0 : sg_user_drop(c->user);
 }
 
 int sg_confine_child(void *ctx, const char **stage)
@@ -448,7 +396,7 @@ int sg_confine_child(void *ctx, const char **stage)
 	{
 		unsigned lo = 3;
 
-		/* keep_fds is sorted and unique (sg_confine_prepare). */
+		/* keep_fds is sorted and unique (the policy's keep_fd_list). */
 		for (size_t i = 0; i < c->n_keep_fds; i++) {
 			unsigned k = (unsigned)c->keep_fds[i];
 
@@ -530,18 +478,21 @@ int sg_confine_child(void *ctx, const char **stage)
 	return 0;
 }
 
-int sg_confine_listener(struct sg_confine *c)
+int sg_confine_started(struct sg_confine *c)
 {
 	int fd;
 
 	if (!c->supervise)
-		return -ENOENT;
+		return 0;
 	close(c->sock[1]);
 	c->sock[1] = -1;
 	fd = sg_recv_fd(c->sock[0]);
 	close(c->sock[0]);
 	c->sock[0] = -1;
-	return fd;
+	if (fd < 0)
+		return fd;
+	/* Takes the listener, also on failure. */
+	return sg_supervisor_new(&c->sup, fd, c->roots, c->n_roots);
 }
 
 int sg_confine_forked(struct sg_confine *c, pid_t pid)
@@ -552,6 +503,8 @@ int sg_confine_forked(struct sg_confine *c, pid_t pid)
 		return 0;
 	close(c->go[0]);
 	c->go[0] = -1;
+	/* From here on a skipped check may concern the step (sg_confine_finish()). */
+	c->misses_before = sg_confine_recursion_misses(c);
 	/* A pidfd names this very process: no pid reuse can redirect the mark. */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
@@ -569,6 +522,10 @@ int sg_confine_forked(struct sg_confine *c, pid_t pid)
 
 void sg_confine_free(struct sg_confine *c)
 {
+	if (!c)
+		return;
+	if (c->sup)
+		sg_supervisor_free(c->sup);
 	if (c->ruleset_fd >= 0)
 		close(c->ruleset_fd);
 	if (c->seccomp)
@@ -587,6 +544,5 @@ void sg_confine_free(struct sg_confine *c)
 		sg_bpf_close(c->bpf);
 	}
 	free(c->roots);
-	memset(c, 0, sizeof(*c));
-	c->ruleset_fd = c->sock[0] = c->sock[1] = c->go[0] = c->go[1] = -1;
+	free(c);
 }

@@ -1,74 +1,68 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * confine.h — choose the write filter, prepare it in the parent, apply it
- * in the child.
+ * confine.h — the one interface to every backend (bpf-lsm, bpf-fmod,
+ * landlock with or without the supervisor).  The orchestration (launcher/)
+ * asks it to prepare, apply in the child, describe itself and hand over
+ * its refusals, and never learns which backend runs: struct sg_confine is
+ * private to confine/.
  *
- * The child applies, in this order: no_new_privs, the write filter,
- * seccomp (with the supervisor's notify rules), then hands the notify
- * listener to the parent; run.c then restores the signal mask and execs.
+ * The order of a step, and who does what:
+ *   parent  sg_confine_prepare()     choose the backend, build every filter
+ *           sg_confine_become_user() Landlock: drop to the step's user here
+ *   fork
+ *   child   sg_confine_child()       no_new_privs, the write filter, seccomp
+ *   parent  sg_confine_forked()      eBPF: mark the child, let it go on
+ *           sg_confine_started()     the supervisor takes its listener
+ *           sg_confine_event_fd(), sg_confine_drain()   while the step runs
+ *           sg_confine_finish()      the last events and the counts
+ *           sg_confine_free()
  */
 #ifndef STEPGUARD_CONFINE_H
 #define STEPGUARD_CONFINE_H
 
-#include <seccomp.h>
+#include <json-c/json.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
-#include "bpf/loader.h"
-#include "confine/seccomp.h"
-#include "confine/landlock.h"
-#include "launcher/roots.h"
 #include "confine/user.h"
+#include "lib/denial.h"
+#include "lib/root.h"
 #include "policy/policy.h"
 
-/* Gaps a backend may leave; the names are the policy's accept-gaps words. */
-enum sg_gap {
-	SG_GAP_ATTRIBUTES = 1 << 0, /* chmod, chown, utimes, xattr */
-	SG_GAP_TRUNCATE = 1 << 1,   /* truncate(2), O_TRUNC on read-only opens */
-	SG_GAP_IOCTL_DEV = 1 << 2,  /* ioctl on device files */
-	SG_GAP_SCOPING = 1 << 3,    /* signals and abstract sockets out of the step */
-	SG_GAP_ABSTRACT = 1 << 4,   /* eBPF: abstract sockets out of the step */
-};
+struct sg_confine;
 
-struct sg_confine {
-	enum sg_filter backend;  /* what enforces */
-	struct sg_landlock_info ll;
-	int ruleset_fd;
-	scmp_filter_ctx seccomp;
-	struct sg_seccomp_prog prog; /* its BPF, generated before fork */
-	bool supervise;          /* notify rules in the filter, listener to the parent */
-	int sock[2];             /* child [1] -> parent [0]: the listener */
-	unsigned gaps;           /* what nothing covers on this kernel (enum sg_gap) */
-	unsigned accepted;       /* gaps the policy accepts */
-	int keep_fds[SG_POLICY_MAX_KEEP_FDS]; /* inherited beyond 0-2 */
-	size_t n_keep_fds;
-	struct sg_root *roots;   /* the open roots, for Landlock and the supervisor */
-	size_t n_roots;
-	char why[1024];          /* for fallbacks: why a backend was skipped */
-
-	/* eBPF backends */
-	struct sg_bpf *bpf;      /* the loaded or reused filter */
-	struct sg_bpf_info binfo;
-	uint32_t scope;          /* this step's scope in the filter */
-	bool have_scope;
-	int go[2];               /* parent [1] -> child [0]: "you are marked, go on" */
-	const struct sg_user *user; /* dropped to in the child (eBPF: the parent stays root) */
+struct sg_confine_req {
+	const struct sg_policy *policy;
+	enum sg_filter want;          /* auto tries bpf-lsm, bpf-fmod, landlock */
+	enum sg_mode mode;
+	const struct sg_roots *roots;
+	const struct sg_user *user;   /* who the step runs as */
 };
 
 /*
- * Choose the backend for WANT (auto tries bpf-lsm, bpf-fmod, landlock),
- * build the Landlock ruleset and the seccomp filter from P and ROOTS.
- * Refuses (-EOPNOTSUPP and a message) what cannot be enforced as asked:
- * a backend this kernel or build lacks, audit mode without an eBPF
- * backend, a gap the policy does not accept.
+ * Choose the backend and build the Landlock ruleset and the seccomp
+ * filter.  Refuses (-EOPNOTSUPP and a message in MSG) what cannot be
+ * enforced as asked: a backend this kernel or build lacks, audit mode
+ * without an eBPF backend, a gap the policy does not accept.  ERR->msg
+ * says why (about no file).  On success *OUT is the new confinement,
+ * freed with sg_confine_free().
  */
-int sg_confine_prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
-		       enum sg_mode mode, const struct sg_roots *roots, char *msg, size_t len);
+int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req,
+		       struct sg_error *err);
+
+/*
+ * In the parent, before the fork: become the step's user where the
+ * backend needs stepguard to (Landlock: the supervisor in this process
+ * acts for the step and must hold no more rights than it).  On eBPF
+ * stepguard stays root, to read the filter's events and remove the scope
+ * at the end; the child drops once marked.  0 or -errno.
+ */
+int sg_confine_become_user(struct sg_confine *c);
 
 /* In the child, between fork and exec (struct sg_child_ops.confine). */
 int sg_confine_child(void *ctx, const char **stage);
-
-/* In the parent, after fork: the supervisor's listener, or -errno. */
-int sg_confine_listener(struct sg_confine *c);
 
 /*
  * In the parent, right after fork, before the child may exec: mark the
@@ -77,19 +71,53 @@ int sg_confine_listener(struct sg_confine *c);
  */
 int sg_confine_forked(struct sg_confine *c, pid_t pid);
 
-/* Is the backend one of the eBPF ones? */
-bool sg_confine_is_bpf(const struct sg_confine *c);
+/* In the parent once the step has executed: start supervising it.  0 or -errno. */
+int sg_confine_started(struct sg_confine *c);
+
+/* A descriptor that becomes readable when refusals wait, or -1. */
+int sg_confine_event_fd(const struct sg_confine *c);
+
+/*
+ * Hand each refusal waiting to FN, as one backend-neutral record.
+ * 0, or -errno when the backend can no longer report or answer (the
+ * caller must stop the step: fail closed).
+ */
+typedef void (*sg_denial_fn)(const struct sg_denial *d, void *ctx);
+int sg_confine_drain(struct sg_confine *c, sg_denial_fn fn, void *ctx);
+
+/* What the step's end record says of the backend. */
+struct sg_confine_end {
+	uint64_t lost;             /* refusals that could not be reported (ring full) */
+	bool vouched;              /* false: some check may have been skipped */
+	uint64_t recursion_misses; /* eBPF fmod_ret: checks the kernel skipped while the step ran */
+	bool has_misses;           /* recursion_misses applies to this backend */
+};
+
+/* After the step: the refusals still waiting go to FN, then the counts. */
+void sg_confine_finish(struct sg_confine *c, sg_denial_fn fn, void *ctx, struct sg_confine_end *end);
 
 /* The name the start line and the log use: bpf-lsm, bpf-fmod, landlock+supervisor, landlock. */
 const char *sg_confine_backend_name(const struct sg_confine *c);
 
-void sg_confine_free(struct sg_confine *c);
+/*
+ * One description for the start line and --check: "bpf-fmod (pinned
+ * programs reused, 14 programs)", "landlock+supervisor (Landlock ABI 7)".
+ */
+const char *sg_confine_summary(const struct sg_confine *c, char *buf, size_t len);
 
-/* "chmod/chown/utimes/xattr, truncate" for a gap mask. */
-const char *sg_gaps_str(unsigned gaps, char *buf, size_t len);
-int sg_gap_parse(const char *word, unsigned *out);
-/* The I-th gap's name and bit, in the order of the log (NULL and 0 past the last). */
-const char *sg_gap_name(unsigned i);
-unsigned sg_gap_bit(unsigned i);
+/* Gaps nothing covers on this kernel (enum sg_gap), and those the policy accepts. */
+unsigned sg_confine_gaps(const struct sg_confine *c);
+unsigned sg_confine_accepted(const struct sg_confine *c);
+
+/* Why the eBPF backends were passed over under auto ("" when they were not). */
+const char *sg_confine_fallback_why(const struct sg_confine *c);
+
+/* The backend's notes for the start line ("stepguard: note: ..." lines). */
+void sg_confine_print_notes(const struct sg_confine *c, FILE *f);
+
+/* The backend's fields of the start record (docs/log-format.md, "start"). */
+void sg_confine_start_record(const struct sg_confine *c, json_object *rec);
+
+void sg_confine_free(struct sg_confine *c);
 
 #endif

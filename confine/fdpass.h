@@ -6,8 +6,8 @@
  * and hands it to stepguard over a socketpair before execve; stepguard
  * answers the notifications.  Functions return -errno and never print.
  */
-#ifndef SG_LAUNCHER_FDPASS_H
-#define SG_LAUNCHER_FDPASS_H
+#ifndef STEPGUARD_FDPASS_H
+#define STEPGUARD_FDPASS_H
 
 /* Send fd (the caller keeps its copy) with a one-byte payload.  0 or -errno. */
 int sg_send_fd(int sock, int fd);
@@ -20,4 +20,4 @@ int sg_send_fd(int sock, int fd);
  */
 int sg_recv_fd(int sock);
 
-#endif /* SG_LAUNCHER_FDPASS_H */
+#endif /* STEPGUARD_FDPASS_H */

@@ -15,13 +15,15 @@
  * See docs/landlock.md for what each ABI covers and what Landlock never
  * covers (chmod, chown, utimes, xattr).
  */
-#ifndef SG_LAUNCHER_LANDLOCK_H
-#define SG_LAUNCHER_LANDLOCK_H
+#ifndef STEPGUARD_LANDLOCK_H
+#define STEPGUARD_LANDLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <linux/landlock.h>
+
+#include "lib/root.h" /* the roots, each opened O_PATH|O_CLOEXEC by the caller */
 
 /*
  * Debian 12's <linux/landlock.h> stops at ABI 2.  The values below are the
@@ -79,12 +81,6 @@
  */
 #define SG_LANDLOCK_STR_MAX 256
 
-/* fd: opened O_PATH|O_CLOEXEC by the caller, resolved once; path only for
- * messages. */
-struct sg_root {
-	const char *path;
-	int fd;
-};
 
 struct sg_landlock_info {
 	int abi;                /* as given to sg_landlock_rights_for_abi() */
@@ -146,4 +142,4 @@ const char *sg_landlock_rights_str(uint64_t rights, char *buf, size_t len);
 /* The same for a scope mask, e.g. "abstract_unix_socket,signal". */
 const char *sg_landlock_scopes_str(uint64_t scopes, char *buf, size_t len);
 
-#endif /* SG_LAUNCHER_LANDLOCK_H */
+#endif /* STEPGUARD_LANDLOCK_H */

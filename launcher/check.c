@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "launcher/check.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "confine/confine.h"
@@ -12,12 +14,17 @@ static void origin(FILE *f, const struct sg_origin *o)
 		fprintf(f, " (%s:%u)", o->file, o->line);
 }
 
-int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy *p,
-		    const struct sg_sources *srcs, const struct sg_step *step,
-		    const struct sg_settings *eff, const struct sg_ruling *ruling,
-		    const struct sg_roots *roots, const struct sg_error *root_err,
-		    const struct sg_confine *conf, const char *confine_err, char *const envp[])
+static int report(FILE *f, const struct sg_plan *pl, const struct sg_roots *roots,
+		  const struct sg_error *root_err, const struct sg_confine *conf,
+		  const char *confine_err)
 {
+	const struct sg_options *o = pl->o;
+	const struct sg_policy *p = &pl->policy;
+	const struct sg_sources *srcs = &pl->sources;
+	const struct sg_step *step = pl->step;
+	const struct sg_settings *eff = &pl->eff;
+	const struct sg_ruling *ruling = &pl->ruling;
+	char *const *envp = pl->env;
 	const char *scrub = sg_scrub_set(p, envp), *cred = sg_credential_held(p, envp);
 	char msg[2048];
 	int status = SG_EXIT_OK;
@@ -55,14 +62,14 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 		if (roots) {
 			fprintf(f, "# writable roots, as resolved now:\n");
 			for (size_t i = 0; i < roots->n; i++) {
-				const struct sg_root_entry *e = &roots->v[i];
+				const struct sg_root *e = &roots->v[i];
 
 				if (e->fd < 0)
 					fprintf(f, "#   %s: %s -> absent, skipped", e->what, e->given);
-				else if (strcmp(e->given, e->resolved) != 0)
-					fprintf(f, "#   %s: %s -> %s", e->what, e->given, e->resolved);
+				else if (strcmp(e->given, e->path) != 0)
+					fprintf(f, "#   %s: %s -> %s", e->what, e->given, e->path);
 				else
-					fprintf(f, "#   %s: %s", e->what, e->resolved);
+					fprintf(f, "#   %s: %s", e->what, e->path);
 				origin(f, &e->origin);
 				fputc('\n', f);
 			}
@@ -76,20 +83,13 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 		else
 			fprintf(f, "# ruling 2 (credential): does not apply, no credential variable is held\n");
 		if (conf) {
-			char g[256];
+			char g[256], sum[256];
 
-			if (sg_confine_is_bpf(conf))
-				fprintf(f, "# write filter: %s (%s, %u programs); not covered: %s\n",
-					sg_confine_backend_name(conf),
-					conf->binfo.reused ? "pinned programs reused"
-							   : "programs loaded and pinned",
-					conf->binfo.n_progs, sg_gaps_str(conf->gaps, g, sizeof(g)));
-			else
-				fprintf(f, "# write filter: %s (Landlock ABI %d); not covered: %s\n",
-					sg_confine_backend_name(conf), conf->ll.abi,
-					sg_gaps_str(conf->gaps, g, sizeof(g)));
-			if (conf->why[0])
-				fprintf(f, "# eBPF backends: %s\n", conf->why);
+			fprintf(f, "# write filter: %s; not covered: %s\n",
+				sg_confine_summary(conf, sum, sizeof(sum)),
+				sg_gaps_str(sg_confine_gaps(conf), g, sizeof(g)));
+			if (sg_confine_fallback_why(conf)[0])
+				fprintf(f, "# eBPF backends: %s\n", sg_confine_fallback_why(conf));
 		}
 		if (p->credentials.n == 0)
 			fprintf(f, "# warning: [credentials] variables is empty, so ruling 2 never applies\n");
@@ -130,4 +130,34 @@ int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy 
 	}
 	fprintf(f, "decision: run (%s)\n", msg);
 	return SG_EXIT_OK;
+}
+
+int sg_check_run(FILE *f, const struct sg_plan *pl)
+{
+	struct sg_error err = { .file = "log" };
+	struct sg_confine *conf = NULL;
+	struct sg_error cerr = { 0 };
+	int cr = -1, status;
+	bool valid = pl->roots_r == 0 && pl->log_r == 0;
+
+	if (pl->roots_r == 0 && pl->log_r < 0)
+		snprintf(err.msg, sizeof(err.msg), "%s",
+			 pl->log_r == -ENOMEM ? "out of memory" : pl->log_msg);
+	/*
+	 * Prepared, never applied: --check says whether the step would run.
+	 * On an eBPF backend preparing loads and pins the filter, as the
+	 * first step would (the pins outlive stepguard), and registers a
+	 * scope that sg_confine_free() removes at once; the report says which
+	 * ("programs loaded and pinned" or "pinned programs reused").
+	 */
+	if (valid)
+		cr = sg_confine_prepare(&conf,
+					&(struct sg_confine_req){ &pl->policy, pl->eff.filter,
+								  pl->eff.mode, &pl->roots, &pl->user },
+					&cerr);
+	status = report(f, pl, valid ? &pl->roots : NULL,
+			pl->roots_r < 0 ? &pl->roots_err : pl->log_r < 0 ? &err : NULL, conf,
+			valid && cr < 0 ? cerr.msg : NULL);
+	sg_confine_free(conf);
+	return status;
 }

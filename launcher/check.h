@@ -5,23 +5,15 @@
 
 #include <stdio.h>
 
-#include "confine/confine.h"
-#include "launcher/options.h"
-#include "launcher/policy_load.h"
-#include "launcher/roots.h"
-#include "policy/policy.h"
-#include "policy/ruling.h"
+#include "launcher/plan.h"
 
 /*
- * Print the report and return the exit status: 0 only if the step would
- * run; SG_EXIT_REFUSED for a ruling; SG_EXIT_USAGE for a policy or root
- * error (ROOTS NULL and ROOT_ERR set); SG_EXIT_CONFINE when the write
- * filter cannot be prepared (CONF NULL and CONFINE_ERR says why).
+ * stepguard --check: prepare the confinement of PL's step without
+ * applying it, print the report to F and return the exit status: 0 only
+ * if the step would run; SG_EXIT_REFUSED for a ruling; SG_EXIT_USAGE for
+ * a policy, root or log error; SG_EXIT_CONFINE when the write filter
+ * cannot be set up.
  */
-int sg_check_report(FILE *f, const struct sg_options *o, const struct sg_policy *p,
-		    const struct sg_sources *srcs, const struct sg_step *step,
-		    const struct sg_settings *eff, const struct sg_ruling *ruling,
-		    const struct sg_roots *roots, const struct sg_error *root_err,
-		    const struct sg_confine *conf, const char *confine_err, char *const envp[]);
+int sg_check_run(FILE *f, const struct sg_plan *pl);
 
 #endif

@@ -17,11 +17,6 @@
 #include "policy/default_policy.h"
 #include "lib/env.h"
 
-bool sg_syscall_known(const char *name)
-{
-	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
-}
-
 static int add_source(struct sg_sources *s, const char *name, const char *state)
 {
 	struct sg_source *v;
@@ -47,20 +42,6 @@ void sg_sources_free(struct sg_sources *s)
 	free(s->v);
 	s->v = NULL;
 	s->n = 0;
-}
-
-static void file_error(struct sg_error *err, const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void file_error(struct sg_error *err, const char *file, const char *fmt, ...)
-{
-	va_list ap;
-
-	snprintf(err->file, sizeof(err->file), "%s", file);
-	err->line = 0;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
 }
 
 /*
@@ -101,7 +82,7 @@ static int check_owner(const struct stat *st, char *const envp[], const char *pa
 			       sg_env_get(envp, "SUDO_UID"), &why) < 0) {
 		snprintf(msg, sizeof(msg), "refused: %s (mode %04o, owner uid %u)", why,
 			 (unsigned)(st->st_mode & 07777), (unsigned)st->st_uid);
-		file_error(err, path, "%s", msg);
+		sg_errorf(err, 0, path, 0, "%s", msg);
 		return -EPERM;
 	}
 	return 0;
@@ -127,7 +108,7 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 		int e = errno;
 
 		if (e != ENOENT)
-			file_error(err, display, "cannot open: %s", strerror(e));
+			sg_errorf(err, 0, display, 0, "cannot open: %s", strerror(e));
 		return -e;
 	}
 	/* Judge the file we opened, not the name: no window to swap it. */
@@ -135,17 +116,17 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 		/* fstat's errno, not whatever file_error leaves: -ENOENT means "absent" */
 		int e = errno;
 
-		file_error(err, display, "cannot stat: %s", strerror(e));
+		sg_errorf(err, 0, display, 0, "cannot stat: %s", strerror(e));
 		return -e;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		file_error(err, display, "%s", "refused: not a regular file");
+		sg_errorf(err, 0, display, 0, "%s", "refused: not a regular file");
 		return -EINVAL;
 	}
 	if (check_owner(&st, envp, display, err) < 0)
 		return -EPERM;
 	if (st.st_size > SG_POLICY_MAX_SIZE) {
-		file_error(err, display, "%s", "refused: larger than 1 MiB");
+		sg_errorf(err, 0, display, 0, "%s", "refused: larger than 1 MiB");
 		return -EFBIG;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -157,14 +138,14 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			file_error(err, display, "cannot read: %s", strerror(errno));
+			sg_errorf(err, 0, display, 0, "cannot read: %s", strerror(errno));
 			return -EIO;
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 		if (n > (size_t)st.st_size) {
-			file_error(err, display, "%s", "refused: the file grew while being read");
+			sg_errorf(err, 0, display, 0, "%s", "refused: the file grew while being read");
 			return -EINVAL;
 		}
 	}
@@ -176,7 +157,7 @@ static int read_file(int dirfd, const char *path, const char *display, char *con
 static int parse_into(struct sg_policy *p, const char *name, const char *text, size_t len,
 		      struct sg_error *err)
 {
-	return sg_policy_parse(p, name, text, len, sg_syscall_known, err);
+	return sg_policy_parse(p, name, text, len, sg_seccomp_known_syscall, err);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -208,7 +189,7 @@ static int load_dir(const char *dir, bool must_exist, char *const envp[], struct
 
 		if (e == ENOENT && !must_exist)
 			return add_source(srcs, dir, "absent");
-		file_error(err, dir, "cannot open the drop-in directory: %s", strerror(e));
+		sg_errorf(err, 0, dir, 0, "cannot open the drop-in directory: %s", strerror(e));
 		return -e;
 	}
 	/* Whoever can add a file here can change the policy. */
@@ -216,7 +197,7 @@ static int load_dir(const char *dir, bool must_exist, char *const envp[], struct
 		return -EPERM;
 	d = fdopendir(dup(dfd));
 	if (!d) {
-		file_error(err, dir, "cannot read the drop-in directory: %s", strerror(errno));
+		sg_errorf(err, 0, dir, 0, "cannot read the drop-in directory: %s", strerror(errno));
 		return -EIO;
 	}
 	while ((errno = 0, de = readdir(d))) {
@@ -235,7 +216,7 @@ static int load_dir(const char *dir, bool must_exist, char *const envp[], struct
 		n++;
 	}
 	if (errno) {
-		file_error(err, dir, "cannot read the drop-in directory: %s", strerror(errno));
+		sg_errorf(err, 0, dir, 0, "cannot read the drop-in directory: %s", strerror(errno));
 		r = -EIO;
 		goto out;
 	}
@@ -253,7 +234,7 @@ static int load_dir(const char *dir, bool must_exist, char *const envp[], struct
 		}
 		r = read_file(dfd, names[i], display, envp, &text, &len, err);
 		if (r == -ENOENT) /* removed since readdir */
-			file_error(err, display, "%s", "vanished while the policy was read");
+			sg_errorf(err, 0, display, 0, "%s", "vanished while the policy was read");
 		if (r < 0)
 			goto out;
 		r = parse_into(p, display, text, len, err);
@@ -327,7 +308,7 @@ int sg_policy_load(const struct sg_options *o, char *const envp[], struct sg_pol
 		r = read_file(AT_FDCWD, main_file, main_file, envp, &text, &len, err);
 		if (r == -ENOENT) {
 			if (o->policy_explicit) {
-				file_error(err, main_file, "%s",
+				sg_errorf(err, 0, main_file, 0, "%s",
 					   "cannot open: No such file or directory");
 				return r;
 			}

@@ -43,7 +43,5 @@ void sg_sources_free(struct sg_sources *s);
 int sg_policy_owner_ok(uid_t owner, mode_t mode, uid_t uid, const char *sudo_uid,
 		       const char **why);
 
-/* libseccomp's view of a syscall name, for [seccomp]. */
-bool sg_syscall_known(const char *name);
 
 #endif

@@ -15,20 +15,11 @@
 #include "lib/cleanup.h"
 #include "policy/expand.h"
 
-bool sg_path_covers(const char *a, const char *b)
-{
-	size_t n = strlen(a);
-
-	if (strcmp(a, "/") == 0)
-		return true;
-	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
-}
-
 void sg_roots_free(struct sg_roots *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->v[i].given);
-		free(r->v[i].resolved);
+		free((char *)r->v[i].path); /* ours: strdup()ed below */
 		if (r->v[i].fd >= 0)
 			close(r->v[i].fd);
 	}
@@ -37,10 +28,10 @@ void sg_roots_free(struct sg_roots *r)
 	r->n = 0;
 }
 
-static void root_error(struct sg_error *err, const struct sg_root_entry *e, const char *fmt,
+static void root_error(struct sg_error *err, const struct sg_root *e, const char *fmt,
 		       ...) __attribute__((format(printf, 3, 4)));
 
-static void root_error(struct sg_error *err, const struct sg_root_entry *e, const char *fmt,
+static void root_error(struct sg_error *err, const struct sg_root *e, const char *fmt,
 		       ...)
 {
 	char msg[sizeof(err->msg) - 100];
@@ -49,21 +40,15 @@ static void root_error(struct sg_error *err, const struct sg_root_entry *e, cons
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (e->origin.file) {
-		snprintf(err->file, sizeof(err->file), "%s", e->origin.file);
-		err->line = e->origin.line;
-	} else {
-		err->file[0] = '\0'; /* the command line: no file to name */
-		err->line = 0;
-	}
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", e->what, msg);
+	/* No origin: the command line, no file to name. */
+	sg_errorf(err, 0, e->origin.file, e->origin.file ? e->origin.line : 0, "%s: %s", e->what, msg);
 }
 
 static int add(struct sg_roots *r, const char *given, bool optional, const char *what,
 	       const struct sg_origin *origin, const char *home, bool want_dir,
 	       struct sg_error *err)
 {
-	struct sg_root_entry *e, *v;
+	struct sg_root *e, *v;
 	char buf[PATH_MAX];
 	struct stat st;
 
@@ -117,8 +102,8 @@ static int add(struct sg_roots *r, const char *given, bool optional, const char 
 			return -errnum;
 		}
 	}
-	e->resolved = strdup(buf);
-	if (!e->resolved)
+	e->path = strdup(buf);
+	if (!e->path)
 		return -ENOMEM;
 
 	/*
@@ -126,14 +111,14 @@ static int add(struct sg_roots *r, const char *given, bool optional, const char 
 	 * allows the very writes stepguard exists to refuse (~/.bashrc):
 	 * both are refused rather than silently defeating the filter.
 	 */
-	if (strcmp(e->resolved, "/") == 0) {
+	if (strcmp(e->path, "/") == 0) {
 		root_error(err, e, "\"%s\" resolves to \"/\", which would allow every write",
 			   given);
 		return -EPERM;
 	}
-	if (home && sg_path_covers(e->resolved, home)) {
+	if (home && sg_path_covers(e->path, home)) {
 		root_error(err, e, "\"%s\" contains the home directory %s; choose a narrower directory",
-			   e->resolved, home);
+			   e->path, home);
 		return -EPERM;
 	}
 	return 0;
@@ -182,7 +167,7 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 			return r;
 	}
 
-	vars.workdir = out->v[0].resolved;
+	vars.workdir = out->v[0].path;
 	vars.home = home_env;
 	vars.envp = envp;
 	n = sg_policy_step_writes(p, step, &writes);

@@ -14,21 +14,8 @@
 #include <stddef.h>
 
 #include "launcher/options.h"
+#include "lib/root.h"
 #include "policy/policy.h"
-
-struct sg_root_entry {
-	char *given;    /* as written (expanded, for [writes]) */
-	char *resolved; /* realpath of the opened object; NULL if skipped */
-	int fd;         /* O_PATH|O_CLOEXEC, or -1 if skipped */
-	bool is_dir;
-	char what[96];  /* "work directory", "--allow-write", "[writes] dev-null" */
-	struct sg_origin origin; /* for [writes] entries */
-};
-
-struct sg_roots {
-	struct sg_root_entry *v;
-	size_t n;
-};
 
 /*
  * Resolve the work directory (first entry), --allow-write and the step's
@@ -41,7 +28,5 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 		     struct sg_error *err);
 void sg_roots_free(struct sg_roots *r);
 
-/* Is A the same path as B or one of its ancestors?  (Both canonical.) */
-bool sg_path_covers(const char *a, const char *b);
 
 #endif

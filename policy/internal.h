@@ -52,13 +52,11 @@ struct scan {
 	size_t n_steps;
 };
 
-
 bool sg__is_blank(char c);
 bool sg__is_word_char(char c);
 bool sg__valid_name(const char *s);
 enum section_kind sg__section_kind(const char *s, const char **step);
-void sg__set_error(struct sg_error *err, const char *file, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+
 /* The line scan: see scan.c.  Returns 0, -EINVAL (ERR filled) or -ENOMEM. */
 int sg__scan_text(const char *file, const char *text, size_t len, struct scan *sc,
 		  struct sg_error *err);

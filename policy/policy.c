@@ -205,11 +205,9 @@ static int fail(struct parse_ctx *c, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!c->failed && c->err) {
-		snprintf(c->err->file, sizeof(c->err->file), "%s", c->file);
-		c->err->line = line;
+	if (!c->failed) {
 		va_start(ap, fmt);
-		vsnprintf(c->err->msg, sizeof(c->err->msg), fmt, ap);
+		sg_verrorf(c->err, 0, c->file, line, fmt, ap);
 		va_end(ap);
 	}
 	if (!c->failed)
@@ -260,6 +258,68 @@ static char *steal_word(char **p)
 	return s;
 }
 
+/* "a gap name: attributes, truncate, ...", from the one table (gaps.c). */
+static const char *gap_words(void)
+{
+	static char buf[192];
+	size_t o;
+	const char *name;
+
+	if (buf[0])
+		return buf;
+	o = (size_t)snprintf(buf, sizeof(buf), "a gap name:");
+	for (unsigned i = 0; (name = sg_gap_name(i)) != NULL && o < sizeof(buf); i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s %s",
+				      i == 0 ? "" : sg_gap_name(i + 1) ? "," : " or", name);
+	return buf;
+}
+
+/* A [stepguard] keep-fds word: a descriptor from 3 to 1023, or -1. */
+static int parse_fd(const char *w)
+{
+	char *end;
+	long v;
+
+	if (w[0] < '0' || w[0] > '9')
+		return -1;
+	v = strtol(w, &end, 10);
+	return !*end && v >= 3 && v <= 1023 ? (int)v : -1;
+}
+
+/*
+ * The typed forms of accept-gaps and keep-fds, from the merged words: the
+ * backends read these and never parse a word again.  Every word was
+ * checked by valid_word() when it was set.
+ */
+static void derive_typed(struct sg_policy *p)
+{
+	p->accepted_gaps = 0;
+	for (size_t i = 0; i < p->accept_gaps.n; i++) {
+		unsigned g;
+
+		if (sg_gap_parse(p->accept_gaps.v[i], &g) == 0)
+			p->accepted_gaps |= g;
+	}
+	p->n_keep_fd_list = 0;
+	for (size_t i = 0; i < p->keep_fds.n; i++) {
+		int fd = parse_fd(p->keep_fds.v[i]);
+		size_t j = p->n_keep_fd_list;
+
+		/* More than the list holds is refused by sg_policy_validate(). */
+		if (fd < 0 || j == SG_POLICY_MAX_KEEP_FDS)
+			continue;
+		/* insertion sort, duplicates dropped: the child walks them in order */
+		while (j > 0 && p->keep_fd_list[j - 1] > fd)
+			j--;
+		if (j > 0 && p->keep_fd_list[j - 1] == fd)
+			continue;
+		memmove(&p->keep_fd_list[j + 1], &p->keep_fd_list[j],
+			(p->n_keep_fd_list - j) * sizeof(int));
+		p->keep_fd_list[j] = fd;
+		p->n_keep_fd_list++;
+	}
+}
+
 static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn known,
 		       const char **why)
 {
@@ -290,21 +350,15 @@ static bool valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn k
 	case W_WORD:
 		*why = "a word not starting with \"-\" or \";\"";
 		return w[0] != '-' && w[0] != ';';
-	case W_GAP:
-		*why = "a gap name: attributes, truncate, ioctl-dev, scoping or abstract-sockets";
-		return strcmp(w, "attributes") == 0 || strcmp(w, "truncate") == 0 ||
-		       strcmp(w, "ioctl-dev") == 0 || strcmp(w, "scoping") == 0 ||
-		       strcmp(w, "abstract-sockets") == 0;
-	case W_FD: {
-		char *end;
-		long v;
+	case W_GAP: {
+		unsigned g;
 
-		*why = "a descriptor number from 3 to 1023";
-		if (w[0] < '0' || w[0] > '9')
-			return false;
-		v = strtol(w, &end, 10);
-		return !*end && v >= 3 && v <= 1023;
+		*why = gap_words();
+		return sg_gap_parse(w, &g) == 0;
 	}
+	case W_FD:
+		*why = "a descriptor number from 3 to 1023";
+		return parse_fd(w) >= 0;
 	default:
 		*why = "?";
 		return false;
@@ -683,15 +737,16 @@ int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
 	}
 	if (r != 0) {
 		/* A syntax error inih saw and the scan did not: still an error. */
-		sg__set_error(err, name, r > 0 ? (unsigned)r : 0, "syntax error");
+		sg_errorf(err, 0, name, r > 0 ? (unsigned)r : 0, "syntax error");
 		r = -EINVAL;
 		goto out;
 	}
 	if (c.call != c.scan.n_keys) {
-		sg__set_error(err, name, 0, "internal error: policy scan and parser disagree");
+		sg_errorf(err, 0, name, 0, "internal error: policy scan and parser disagree");
 		r = -EINVAL;
 		goto out;
 	}
+	derive_typed(p);
 	r = 0;
 out:
 	free(copy);
@@ -706,26 +761,26 @@ out:
 int sg_policy_validate(const struct sg_policy *p, struct sg_error *err)
 {
 	if (p->cli.names.n == 0) {
-		sg__set_error(err, p->cli.names.set ? p->cli.names.origin.file : "policy",
+		sg_errorf(err, 0, p->cli.names.set ? p->cli.names.origin.file : "policy",
 			  p->cli.names.set ? p->cli.names.origin.line : 0,
 			  "[model-cli] names is empty: name the model CLI (for example \"names = claude\")");
 		return -EINVAL;
 	}
 	if (p->cli.tools_option.n == 0) {
-		sg__set_error(err, p->cli.tools_option.set ? p->cli.tools_option.origin.file : "policy",
+		sg_errorf(err, 0, p->cli.tools_option.set ? p->cli.tools_option.origin.file : "policy",
 			  p->cli.tools_option.set ? p->cli.tools_option.origin.line : 0,
 			  "[model-cli] tools-option is empty: name the option that sets the CLI's tools (\"--tools\")");
 		return -EINVAL;
 	}
 	if (p->keep_fds.n > SG_POLICY_MAX_KEEP_FDS) {
-		sg__set_error(err, p->keep_fds.origin.file, p->keep_fds.origin.line,
+		sg_errorf(err, 0, p->keep_fds.origin.file, p->keep_fds.origin.line,
 			      "[stepguard] keep-fds: %zu descriptors, at most %d", p->keep_fds.n,
 			      SG_POLICY_MAX_KEEP_FDS);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < p->seccomp_allow.n; i++)
 		if (sg_words_contains(&p->seccomp_deny, p->seccomp_allow.v[i])) {
-			sg__set_error(err, p->seccomp_allow.origin.file, p->seccomp_allow.origin.line,
+			sg_errorf(err, 0, p->seccomp_allow.origin.file, p->seccomp_allow.origin.line,
 				  "[seccomp] \"%s\" is in both allow and deny", p->seccomp_allow.v[i]);
 			return -EINVAL;
 		}

@@ -39,11 +39,6 @@ enum sg_filter {
 enum sg_tristate { SG_UNSET = 0, SG_NO, SG_YES };
 
 /* Where a value came from: "rules.d/10-defaults.ini", line 7. */
-struct sg_origin {
-	const char *file; /* owned by the policy (sg_policy.files) */
-	unsigned line;
-};
-
 /* A whitespace-separated list value, e.g. "names = claude claude-code". */
 struct sg_words {
 	char **v;
@@ -106,8 +101,11 @@ struct sg_policy {
 	struct sg_words credentials;
 	struct sg_words scrub;
 	struct sg_writes writes;
-	struct sg_words accept_gaps; /* [stepguard] accept-gaps */
-	struct sg_words keep_fds;    /* [stepguard] keep-fds */
+	struct sg_words accept_gaps; /* [stepguard] accept-gaps, as written */
+	unsigned accepted_gaps;      /* the same, typed (enum sg_gap) */
+	struct sg_words keep_fds;    /* [stepguard] keep-fds, as written */
+	int keep_fd_list[SG_POLICY_MAX_KEEP_FDS]; /* the same, typed: sorted, unique */
+	size_t n_keep_fd_list;
 	struct sg_words seccomp_deny;
 	struct sg_words seccomp_allow;
 	enum sg_tristate user_namespaces;
@@ -116,6 +114,25 @@ struct sg_policy {
 	struct sg_step *steps;
 	size_t n_steps;
 };
+
+/*
+ * Gaps a backend may leave, the words of [stepguard] accept-gaps: the
+ * policy owns their names (policy/gaps.c), the backends report them.
+ */
+enum sg_gap {
+	SG_GAP_ATTRIBUTES = 1 << 0, /* chmod, chown, utimes, xattr */
+	SG_GAP_TRUNCATE = 1 << 1,   /* truncate(2), O_TRUNC on read-only opens */
+	SG_GAP_IOCTL_DEV = 1 << 2,  /* ioctl on device files */
+	SG_GAP_SCOPING = 1 << 3,    /* signals and abstract sockets out of the step */
+	SG_GAP_ABSTRACT = 1 << 4,   /* eBPF: abstract sockets out of the step */
+};
+
+/* "attributes (chmod, chown, ...), truncate (truncation)" for a gap mask; "none" for 0. */
+const char *sg_gaps_str(unsigned gaps, char *buf, size_t len);
+int sg_gap_parse(const char *word, unsigned *out);
+/* The I-th gap's name and bit, in the order of the log (NULL and 0 past the last). */
+const char *sg_gap_name(unsigned i);
+unsigned sg_gap_bit(unsigned i);
 
 /* A syscall-name validator, so policy/ need not link libseccomp itself. */
 typedef bool (*sg_syscall_known_fn)(const char *name);

@@ -17,21 +17,6 @@
 
 #include "policy/internal.h"
 
-void sg__set_error(struct sg_error *err, const char *file, unsigned line,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file);
-	err->line = line;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-
 bool sg__is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
@@ -87,13 +72,13 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 
 		line++;
 		if (memchr(p, '\0', n)) {
-			sg__set_error(err, file, line, "NUL byte in policy text");
+			sg_errorf(err, 0, file, line, "NUL byte in policy text");
 			return -EINVAL;
 		}
 		if (line == 1)
 			n += bom;
 		if (n > SG_POLICY_MAX_LINE) {
-			sg__set_error(err, file, line,
+			sg_errorf(err, 0, file, line,
 				  "line too long (%zu bytes, at most %d)", n, SG_POLICY_MAX_LINE);
 			return -EINVAL;
 		}
@@ -107,7 +92,7 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 			continue;
 		if (s != bol) {
 			/* inih joins an indented line to the previous value. */
-			sg__set_error(err, file, line,
+			sg_errorf(err, 0, file, line,
 				  "indented line (continuation lines are not supported; remove the leading whitespace)");
 			return -EINVAL;
 		}
@@ -118,18 +103,18 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 			size_t nlen;
 
 			if (!close) {
-				sg__set_error(err, file, line, "section header without \"]\"");
+				sg_errorf(err, 0, file, line, "section header without \"]\"");
 				return -EINVAL;
 			}
 			for (rest = close + 1; rest < e && sg__is_blank(*rest); rest++)
 				;
 			if (rest < e && *rest != ';' && *rest != '#') {
-				sg__set_error(err, file, line, "text after the section header");
+				sg_errorf(err, 0, file, line, "text after the section header");
 				return -EINVAL;
 			}
 			nlen = (size_t)(close - s - 1);
 			if (nlen >= sizeof(name) || nlen >= SG_INIH_MAX_SECTION) {
-				sg__set_error(err, file, line, "section name too long (at most %d bytes)",
+				sg_errorf(err, 0, file, line, "section name too long (at most %d bytes)",
 					      SG_INIH_MAX_SECTION - 1);
 				return -EINVAL;
 			}
@@ -137,7 +122,7 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 			name[nlen] = '\0';
 			switch (sg__section_kind(name, &step)) {
 			case SEC_NONE:
-				sg__set_error(err, file, line,
+				sg_errorf(err, 0, file, line,
 					  "unknown section [%s] (known: stepguard, model-cli, credentials, scrub, writes, seccomp, step:NAME)",
 					  name);
 				return -EINVAL;
@@ -161,24 +146,24 @@ int sg__scan_text(const char *file, const char *text, size_t len,
 				}
 				/* inih ends the line at an inline comment: no handler call. */
 				if (*q == ';' && q > s && sg__is_blank(q[-1])) {
-					sg__set_error(err, file, line,
+					sg_errorf(err, 0, file, line,
 						  "expected \"key = value\" (a \";\" comment starts before the \"=\")");
 					return -EINVAL;
 				}
 			}
 			if (!sep || *sep != '=') {
-				sg__set_error(err, file, line,
+				sg_errorf(err, 0, file, line,
 					  "expected \"key = value\"%s",
 					  sep ? " (use \"=\", not \":\")" : "");
 				return -EINVAL;
 			}
 			if (sep == s) {
-				sg__set_error(err, file, line, "empty key");
+				sg_errorf(err, 0, file, line, "empty key");
 				return -EINVAL;
 			}
 		}
 		if (!in_section) {
-			sg__set_error(err, file, line, "key outside of a section");
+			sg_errorf(err, 0, file, line, "key outside of a section");
 			return -EINVAL;
 		}
 		if (scan_push_key(sc, line) < 0)

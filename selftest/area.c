@@ -23,8 +23,6 @@
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "launcher/policy_load.h"
-#include "launcher/roots.h"
 #include "confine/user.h"
 #include "lib/env.h"
 #include "policy/policy.h"

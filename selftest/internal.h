@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* selftest/internal.h — shared by selftest.c and selftest/report.c only. */
+/* internal.h — what selftest.c, area.c and report.c share; nothing outside selftest/. */
 #ifndef STEPGUARD_SELFTEST_INTERNAL_H
 #define STEPGUARD_SELFTEST_INTERNAL_H
 
@@ -26,8 +26,6 @@
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "launcher/policy_load.h"
-#include "launcher/roots.h"
 #include "confine/user.h"
 #include "lib/env.h"
 #include "policy/policy.h"
@@ -94,10 +92,10 @@ struct ruling_check {
 };
 
 struct selftest {
-	const struct sg_options *o;
+	const struct sg_selftest_args *o;
 	char *const *envp;
 	struct sg_user user;
-	struct sg_policy pol;
+	const struct sg_policy *pol;
 	const char *cli;   /* the model CLI's name, from the policy */
 	const char *tools; /* its tools option */
 	char cwd[PATH_MAX];
@@ -135,7 +133,7 @@ const char *sg_st_buf_str(const struct buf *b);
 void sg_st_print_human(const struct selftest *s, int status);
 void sg_st_print_json(const struct selftest *s, int status);
 
-/* selftest.c and selftest/area.c */
+/* selftest.c and area.c */
 void sg_st_escape_line(const char *in, char *out, size_t len);
 void sg_st_judge_cell(struct selftest *s, struct run *r, int k);
 void sg_st_judge_control(struct selftest *s, struct run *r);

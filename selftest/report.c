@@ -24,8 +24,6 @@
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "launcher/policy_load.h"
-#include "launcher/roots.h"
 #include "confine/user.h"
 #include "lib/env.h"
 #include "policy/policy.h"
@@ -56,7 +54,7 @@ static const char *gaps_text(const struct selftest *s, char *buf, size_t len)
 
 void sg_st_print_human(const struct selftest *s, int status)
 {
-	const struct sg_options *o = s->o;
+	const struct sg_selftest_args *o = s->o;
 	char g[512];
 
 	if (!o->quiet) {

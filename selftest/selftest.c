@@ -56,8 +56,6 @@
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "launcher/policy_load.h"
-#include "launcher/roots.h"
 #include "confine/user.h"
 #include "lib/env.h"
 #include "policy/policy.h"
@@ -305,7 +303,7 @@ static int run_stepguard(char *const argv[], char *const env[], const char *cwd,
  * the self-test proves the confinement a step would get with them. */
 static size_t common_args(struct selftest *s, const char **a, size_t n)
 {
-	const struct sg_options *o = s->o;
+	const struct sg_selftest_args *o = s->o;
 
 	a[n++] = "stepguard";
 	a[n++] = "-q";
@@ -370,8 +368,8 @@ static char **make_env(const struct selftest *s, const char *const set[])
 	for (char *const *e = s->envp; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
-		bool drop = is_listed(&s->pol.credentials, *e, len) ||
-			    is_listed(&s->pol.scrub, *e, len);
+		bool drop = is_listed(&s->pol->credentials, *e, len) ||
+			    is_listed(&s->pol->scrub, *e, len);
 
 		for (size_t i = 0; i < sizeof(default_credentials) / sizeof(default_credentials[0]); i++)
 			drop |= strlen(default_credentials[i]) == len &&
@@ -592,7 +590,6 @@ static int find_probe(struct selftest *s)
 static int prepare(struct selftest *s)
 {
 	const char *home = sg_env_get(s->envp, "HOME");
-	struct sg_error err = { .file = "stepguard" };
 	char msg[512];
 	uint8_t rnd[4] = { 0 };
 
@@ -614,13 +611,10 @@ static int prepare(struct selftest *s)
 	while (strlen(s->home) > 1 && s->home[strlen(s->home) - 1] == '/')
 		s->home[strlen(s->home) - 1] = '\0';
 
-	/* main() has loaded it once already; here for the variable and CLI names. */
-	if (sg_policy_load(s->o, s->envp, &s->pol, NULL, &err) < 0) {
-		sg_st_problem(s, "%s:%u: %s", err.file, err.line, err.msg);
-		return -EINVAL;
-	}
-	s->cli = s->pol.cli.names.n ? s->pol.cli.names.v[0] : "claude";
-	s->tools = s->pol.cli.tools_option.n ? s->pol.cli.tools_option.v[0] : "--tools";
+	/* The launcher's merged policy, for the variable and CLI names. */
+	s->pol = s->o->merged;
+	s->cli = s->pol->cli.names.n ? s->pol->cli.names.v[0] : "claude";
+	s->tools = s->pol->cli.tools_option.n ? s->pol->cli.tools_option.v[0] : "--tools";
 	if (s->o->n_allow_write) {
 		s->abs_allow = calloc(s->o->n_allow_write + 1, sizeof(char *));
 		for (size_t i = 0; s->abs_allow && i < s->o->n_allow_write; i++) {
@@ -652,7 +646,7 @@ static int prepare(struct selftest *s)
 
 /* ---- the whole ---------------------------------------------------------- */
 
-int sg_self_test(const struct sg_options *o, char *const envp[])
+int sg_self_test(const struct sg_selftest_args *o, char *const envp[])
 {
 	struct selftest *s = calloc(1, sizeof(*s));
 	int status;
@@ -664,7 +658,6 @@ int sg_self_test(const struct sg_options *o, char *const envp[])
 	s->o = o;
 	s->envp = envp;
 	s->abi = -1;
-	sg_policy_init(&s->pol);
 
 	if (prepare(s) == 0) {
 		check_rulings(s);
@@ -715,7 +708,6 @@ int sg_self_test(const struct sg_options *o, char *const envp[])
 	free(s->problems);
 	strv_free(s->gaps);
 	strv_free(s->abs_allow);
-	sg_policy_free(&s->pol);
 	free(s);
 	return status;
 }

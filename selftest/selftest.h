@@ -11,16 +11,40 @@
 #ifndef STEPGUARD_SELFTEST_H
 #define STEPGUARD_SELFTEST_H
 
-#include "launcher/options.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/policy.h"
 
 /*
- * Run the self-test with the options O (policy, drop-ins, filter, user,
- * ... are passed on to each step) and ENVP, the step's environment (HOME
- * is the step user's).  Prints the report (O->json: one JSON document)
- * and cleans up everything it created.  Returns stepguard's exit status:
+ * What the self-test is run with: the command line's options that it
+ * passes on to each step (each NULL or unset when not given), and the
+ * merged policy, for the names of the scrub and credential variables and
+ * of the model CLI.  Filled by the launcher from its plan, so the
+ * self-test needs nothing of the launcher's.
+ */
+struct sg_selftest_args {
+	const char *policy;       /* -p */
+	const char *rules_dir;    /* --rules-dir */
+	const char *step;         /* -s */
+	const char *user;         /* --user */
+	enum sg_filter filter;
+	enum sg_mode mode;
+	const char *const *allow_write;
+	size_t n_allow_write;
+	bool json;
+	int verbose;
+	bool quiet;
+	const struct sg_policy *merged;
+};
+
+/*
+ * Run the self-test with A and ENVP, the step's environment (HOME is the
+ * step user's).  Prints the report (A->json: one JSON document) and
+ * cleans up everything it created.  Returns stepguard's exit status:
  * SG_EXIT_OK on a pass, SG_EXIT_SELFTEST when it did not pass,
  * SG_EXIT_CONFINE when stepguard could not set up the confinement at all.
  */
-int sg_self_test(const struct sg_options *o, char *const envp[]);
+int sg_self_test(const struct sg_selftest_args *a, char *const envp[]);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stepguard — what the supervisor's files share; not for the launcher.
+ * stepguard — what the supervisor's files share; only confine/supervisor/ includes it.
  *
  * The supervisor is split along its data flow:
  *   supervisor.c          the listener: rules, probes, receive, answer
@@ -15,8 +15,8 @@
  * sg_target.failed, so a refusal can say the supervisor failed rather than
  * pass the error off as the kernel's answer.
  */
-#ifndef SG_LAUNCHER_SUPERVISOR_INTERNAL_H
-#define SG_LAUNCHER_SUPERVISOR_INTERNAL_H
+#ifndef STEPGUARD_SUPERVISOR_INTERNAL_H
+#define STEPGUARD_SUPERVISOR_INTERNAL_H
 
 #include <linux/limits.h>
 #include <linux/seccomp.h>
@@ -182,4 +182,4 @@ int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 	       const struct seccomp_data *d, struct sg_sup_event *ev,
 	       struct sg_reply *rep);
 
-#endif /* SG_LAUNCHER_SUPERVISOR_INTERNAL_H */
+#endif /* STEPGUARD_SUPERVISOR_INTERNAL_H */

@@ -34,6 +34,7 @@
 #include <utime.h>
 
 #include "lib/cleanup.h"
+#include "lib/vocab.h"
 
 #ifndef __O_TMPFILE
 #define __O_TMPFILE 020000000
@@ -451,7 +452,7 @@ static int sg_do_open(struct sg_job *j)
 		if (!j->obj.exists) {
 			mode_t old;
 
-			j->op = "create";
+			j->op = sg_op_name(SG_OP_CREATE);
 			if (!sg_decide(j, false, &ret))
 				return ret;
 			old = umask(j->t->creds.umask);
@@ -461,7 +462,7 @@ static int sg_do_open(struct sg_job *j)
 			umask(old);
 			if (fd < 0 && errno == EEXIST && !(flags & O_EXCL) &&
 			    tries < SG_CREATE_TRIES) {
-				j->op = "truncate";
+				j->op = sg_op_name(SG_OP_TRUNCATE);
 				sg_obj_close(&j->obj);
 				sg_obj_init(&j->obj);
 				continue;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+#include "lib/vocab.h"
 
 #define CALL(n, k, dfd, p, f, at, x1, x2, x3, x4, nf, tm)                     \
 	{ .name = (n), .kind = (k), .dirfd = (dfd), .path = (p), .fd = (f),    \
@@ -71,16 +72,17 @@ const struct sg_call sg_calls[] = {
 };
 const size_t sg_n_calls = sizeof(sg_calls) / sizeof(sg_calls[0]);
 
+/* The log's word for each kind: lib/vocab.h's, the eBPF filter's too. */
 const char *sg_kind_op(enum sg_kind k)
 {
 	switch (k) {
-	case SG_K_CHMOD:       return "chmod";
-	case SG_K_CHOWN:       return "chown";
-	case SG_K_UTIMES:      return "utimes";
-	case SG_K_SETXATTR:    return "setxattr";
-	case SG_K_REMOVEXATTR: return "removexattr";
+	case SG_K_CHMOD:       return sg_op_name(SG_OP_CHMOD);
+	case SG_K_CHOWN:       return sg_op_name(SG_OP_CHOWN);
+	case SG_K_UTIMES:      return sg_op_name(SG_OP_UTIMES);
+	case SG_K_SETXATTR:    return sg_op_name(SG_OP_SETXATTR);
+	case SG_K_REMOVEXATTR: return sg_op_name(SG_OP_REMOVEXATTR);
 	case SG_K_TRUNCATE:
-	case SG_K_OPEN:        return "truncate";
+	case SG_K_OPEN:        return sg_op_name(SG_OP_TRUNCATE);
 	default:               return "unknown";
 	}
 }

@@ -17,24 +17,23 @@
  * describes the mechanism, the decision rule, the failure behaviour and the
  * limits.
  *
- * How the launcher uses it (see docs/supervisor.md, "Wiring"):
- *
- *   child:  no_new_privs; write filter; sg_seccomp_build();
- *           sg_supervisor_add_rules(ctx); sg_seccomp_load(ctx);
- *           sg_send_fd(sock, seccomp_notify_fd(ctx)); close both; execve.
- *   parent: fd = sg_recv_fd(sock); sg_supervisor_new(&s, fd, roots, n);
- *           poll(sg_supervisor_fd(s), POLLIN) -> sg_supervisor_handle(s, &ev)
- *           until POLLHUP (every task under the filter has exited).
+ * Who uses it: confine/ only, behind confine.h.  The child's filter gets
+ * the rules from sg_supervisor_add_rules() (confine.c, build before fork);
+ * the child hands the listener over a socket pair after seccomp is loaded;
+ * in the parent, sg_confine_started() passes it to sg_supervisor_new(), and
+ * confine/events.c polls sg_supervisor_fd() and calls
+ * sg_supervisor_handle() until POLLHUP (every task under the filter has
+ * exited), turning each refusal into the one denial record.
  */
-#ifndef SG_LAUNCHER_SUPERVISOR_H
-#define SG_LAUNCHER_SUPERVISOR_H
+#ifndef STEPGUARD_SUPERVISOR_H
+#define STEPGUARD_SUPERVISOR_H
 
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "confine/landlock.h"
+#include "lib/root.h"
 
 /*
  * Add the user-notification rules to a filter built by sg_seccomp_build():
@@ -119,4 +118,4 @@ void sg_supervisor_free(struct sg_supervisor *s);
 /* Number of notifications handled so far (for tests and the end record). */
 unsigned long sg_supervisor_count(const struct sg_supervisor *s);
 
-#endif /* SG_LAUNCHER_SUPERVISOR_H */
+#endif /* STEPGUARD_SUPERVISOR_H */

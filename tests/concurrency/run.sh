@@ -307,8 +307,8 @@ FIELDS = {
     "start": {"pid": int, "uid": int, "command": list, "cwd": str, "roots": list,
               "policy_digest": str, "backend": str, "mode": str, "landlock_abi": int,
               "not_covered": list, "accepted_gaps": list},
-    "denial": {"pid": int, "uid": int, "op": str, "path": str, "decision": str,
-               "errno": int, "backend": str},
+    "denial": {"event_time": str, "pid": int, "uid": int, "comm": str, "op": str, "path": str,
+               "decision": str, "reason": str, "errno": int, "backend": str},
     "end": {"pid": int, "status": int, "exit": int, "denials": int, "lost": int,
             "backend": str, "policy_digest": str},
 }
@@ -457,7 +457,8 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
         child = set()
         for r in dens:
             if r["decision"] != "denied" or r["backend"] != "supervisor" or r["uid"] != uid \
-                    or r["errno"] != ERRNO.get(r["op"]):
+                    or r["errno"] != ERRNO.get(r["op"]) or r["reason"] != "outside" \
+                    or not TIME.match(r["event_time"]):
                 bad("step %s: denial %r" % (s, r))
             if r["path"].endswith("/outside/target"):
                 if r["pid"] != start["pid"]:

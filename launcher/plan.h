@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan.h — everything a step is decided from, computed once: options,
+ * the merged policy, the effective settings, the user and the step's
+ * environment, the ruling, the writable roots and the log's path.
+ * --check, --self-test and the run all read the same plan, so what
+ * --check reports is what the run does.
+ *
+ * Data flows one way: options → plan → confinement → exec → events → log.
+ */
+#ifndef STEPGUARD_PLAN_H
+#define STEPGUARD_PLAN_H
+
+#include "confine/user.h"
+#include "launcher/options.h"
+#include "launcher/policy_load.h"
+#include "launcher/roots.h"
+#include "lib/error.h"
+#include "policy/policy.h"
+#include "policy/ruling.h"
+
+struct sg_plan {
+	const struct sg_options *o;
+	struct sg_policy policy;
+	struct sg_sources sources;
+	const struct sg_step *step;  /* its [step:NAME] section, or NULL */
+	struct sg_settings eff;      /* the policy's settings for the step, the command line's over them */
+	struct sg_user user;         /* who the step runs as */
+	char **env;                  /* the step's environment */
+
+	/* sg_plan_step() */
+	struct sg_ruling ruling;
+	struct sg_roots roots;
+	int roots_r;                 /* 0, or -errno: the roots are invalid */
+	struct sg_error roots_err;   /* what to print when roots_r < 0 (not -ENOMEM) */
+	int log_r;                   /* 0, or -errno: the log path is invalid (with valid roots) */
+	char log_msg[512];           /* what to print when log_r < 0 (not -ENOMEM): an sg_error's msg */
+	char *log_path;              /* NULL: no log */
+};
+
+/*
+ * The policy, the settings, the user and the environment.  On failure
+ * ERR says why (a policy error names its file and line); -errno.
+ */
+int sg_plan_base(struct sg_plan *pl, const struct sg_options *o, char *const envp[],
+		 struct sg_error *err);
+
+/*
+ * The ruling, the roots and the log path.  Never fails itself: a root or
+ * log error is kept (roots_r, log_r), since --check reports it alongside
+ * the rest and the run refuses by the ruling first.
+ */
+void sg_plan_step(struct sg_plan *pl);
+
+void sg_plan_free(struct sg_plan *pl);
+
+/*
+ * The log path: --log / STEPGUARD_LOG, else the policy's, expanded, or
+ * NULL for none.  Refused (-EPERM) inside a writable root, where the step
+ * could rewrite it; -ENOENT if its directory does not exist.  MSG says why.
+ */
+int sg_plan_log_path(const struct sg_plan *pl, char **out, char *msg, size_t len);
+
+/* Print ERR once, as every stepguard error is printed: "stepguard: FILE:LINE: MSG". */
+void sg_plan_print_error(const struct sg_error *err);
+
+#endif
