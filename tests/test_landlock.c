@@ -33,6 +33,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1059,6 +1060,46 @@ static void test_sg_landlock_restrict_mkfifo_and_socket(void **state)
 	assert_type(fx, "work/sock", S_IFSOCK);
 }
 
+static void probe_mknod(struct report *r, void *arg)
+{
+	(void)arg;
+	rec(r, mknod("work/null", S_IFCHR | 0666, makedev(1, 3)));
+	rec(r, mknod("work/loop", S_IFBLK | 0600, makedev(7, 0)));
+	/* A whiteout (char 0:0) needs no CAP_MKNOD: only Landlock can refuse it. */
+	rec(r, mknod("work/whiteout", S_IFCHR | 0600, makedev(0, 0)));
+	rec(r, mknod("work/fifo", S_IFIFO | 0644, 0));
+	rec(r, mknod("work/reg", S_IFREG | 0644, 0));
+	rec(r, mknod("null", S_IFCHR | 0666, makedev(1, 3)));
+}
+
+/*
+ * Landlock's own rule, with no seccomp filter in front of it (the
+ * launcher's refuses device mknod too): beneath a root every node may be
+ * made but a device.  A step with CAP_MKNOD could otherwise make a node
+ * for a disk outside the roots and write it raw.  Landlock is asked
+ * before the capability check, so the answer is EACCES for any user.
+ */
+static void test_sg_landlock_restrict_no_device_nodes_beneath_a_root(void **state)
+{
+	struct fx *fx = *state;
+	struct report r;
+
+	NEED_ABI(fx, 1, "no Landlock");
+	run_confined(fx, work_root, 1, probe_mknod, NULL, &r);
+	step_is(&r, 0, EACCES, "mknod a character device inside");
+	step_is(&r, 1, EACCES, "mknod a block device inside");
+	step_is(&r, 2, EACCES, "mknod a whiteout inside");
+	step_is(&r, 3, 0, "mknod a FIFO inside");
+	step_is(&r, 4, 0, "mknod a regular file inside");
+	step_is(&r, 5, EACCES, "mknod a character device outside");
+	assert_absent(fx, "work/null");
+	assert_absent(fx, "work/loop");
+	assert_absent(fx, "work/whiteout");
+	assert_type(fx, "work/fifo", S_IFIFO);
+	assert_type(fx, "work/reg", S_IFREG);
+	assert_absent(fx, "null");
+}
+
 static void abstract_addr(struct sockaddr_un *sa, socklen_t *len,
 			  const char *tag)
 {
@@ -1293,6 +1334,7 @@ int main(void)
 		L(test_sg_landlock_restrict_symlink_inside),
 		L(test_sg_landlock_restrict_read_outside_allowed),
 		L(test_sg_landlock_restrict_mkfifo_and_socket),
+		L(test_sg_landlock_restrict_no_device_nodes_beneath_a_root),
 		L(test_sg_landlock_restrict_scopes_signal_and_socket),
 		L(test_sg_landlock_restrict_file_root_only),
 		L(test_sg_landlock_restrict_device_not_a_root),

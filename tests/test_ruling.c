@@ -9,6 +9,12 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
 #include "policy/default_policy.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
@@ -35,6 +41,7 @@ static int teardown(void **state)
 	return 0;
 }
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
 #define ENV(...) ((char *[]){ __VA_ARGS__, NULL })
 static char *no_env[] = { "PATH=/usr/bin:/bin", NULL };
@@ -228,18 +235,218 @@ static void test_sg_ruling_decide_tool_flag_equals_form_refused(void **state)
 	assert_int_equal(r.arg, 3);
 }
 
+/* ---- every option the shipped rules.d lists ------------------------- */
+
+/*
+ * The two [model-cli] lists of the shipped rules.d, copied here by hand on
+ * purpose: moving an option from one list to the other (--settings as a
+ * value option "takes" its JSON, and the settings it loads grant tools)
+ * must fail a test, not follow along.  Changing rules.d means changing
+ * these lists, deliberately.
+ */
+static const char *const shipped_tool_flags[] = {
+	"--allowedTools", "--allowed-tools", "--mcp-config",
+	"--dangerously-skip-permissions", "--allow-dangerously-skip-permissions",
+	"--permission-mode", "--permission-prompt-tool", "--settings",
+	"--plugin-dir", "--agents",
+};
+
+static const char *const shipped_value_options[] = {
+	"--model", "--fallback-model", "--system-prompt", "--system-prompt-file",
+	"--append-system-prompt", "--append-system-prompt-file", "--output-format",
+	"--input-format", "--max-turns", "--max-budget-usd", "--json-schema",
+	"--session-id", "--setting-sources",
+};
+
+static const char *const reason_names[] = {
+	[SG_OK] = "SG_OK",
+	[SG_NO_COMMAND] = "SG_NO_COMMAND",
+	[SG_NOT_MODEL_CLI] = "SG_NOT_MODEL_CLI",
+	[SG_NO_TOOLS_OPTION] = "SG_NO_TOOLS_OPTION",
+	[SG_TOOLS_NOT_EMPTY] = "SG_TOOLS_NOT_EMPTY",
+	[SG_TOOL_FLAG] = "SG_TOOL_FLAG",
+	[SG_UNKNOWN_OPTION] = "SG_UNKNOWN_OPTION",
+	[SG_MISSING_VALUE] = "SG_MISSING_VALUE",
+	[SG_FLAG_WITH_VALUE] = "SG_FLAG_WITH_VALUE",
+	[SG_SUBCOMMAND] = "SG_SUBCOMMAND",
+};
+
+static const char *reason_name(enum sg_reason r)
+{
+	return (size_t)r < ARRAY_SIZE(reason_names) && reason_names[r] ? reason_names[r] : "?";
+}
+
+/* The ruling on ARGV must have reason WANT; OPT and WHAT say which case failed. */
+static void reason_is(char **argv, char **envp, enum sg_reason want, const char *opt,
+		      const char *what)
+{
+	struct sg_ruling r = decide(argv, envp);
+
+	if (r.reason != want)
+		fail_msg("%s %s: %s, want %s", opt, what, reason_name(r.reason), reason_name(want));
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, got;
+
+	if (!f)
+		fail_msg("cannot open %s: %s", path, strerror(errno));
+	do {
+		char *nb = realloc(buf, n + 4096 + 1);
+
+		assert_non_null(nb);
+		buf = nb;
+		got = fread(buf + n, 1, 4096, f);
+		n += got;
+	} while (got > 0);
+	assert_false(ferror(f));
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * The shipped rules.d files themselves, merged in lexical order as
+ * stepguard merges them (glob sorts bytewise in the C locale, as make's
+ * $(sort) does).  The compiled-in policy the rulings use is generated from
+ * these files; test_default_policy checks that the two are the same bytes.
+ * A missing STEPGUARD_SOURCE_DIR fails: skipping would pass untested.
+ */
+static void parse_rules_d(struct sg_policy *p)
+{
+	const char *src = getenv("STEPGUARD_SOURCE_DIR");
+	char pattern[PATH_MAX];
+	struct sg_error err;
+	glob_t g;
+
+	if (!src || !*src)
+		fail_msg("STEPGUARD_SOURCE_DIR is not set: run these tests through make, or set "
+			 "it to the source tree (the directory holding rules.d/)");
+	snprintf(pattern, sizeof(pattern), "%s/rules.d/*.ini", src);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		fail_msg("no file matches %s", pattern);
+	sg_policy_init(p);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		size_t len;
+		char *text = slurp(g.gl_pathv[i], &len);
+
+		memset(&err, 0, sizeof(err));
+		if (sg_policy_parse(p, g.gl_pathv[i], text, len, NULL, &err) != 0)
+			fail_msg("%s:%u: %s", err.file, err.line, err.msg);
+		free(text);
+	}
+	globfree(&g);
+}
+
+/* rules.d's KEY holds exactly WANT, in any order; every difference is named. */
+static void list_is(const char *key, const struct sg_words *got, const char *const *want,
+		    size_t n)
+{
+	bool same = true;
+
+	for (size_t i = 0; i < n; i++)
+		if (!sg_words_contains(got, want[i])) {
+			print_error("rules.d [model-cli] %s lacks %s\n", key, want[i]);
+			same = false;
+		}
+	for (size_t i = 0; i < got->n; i++) {
+		bool expected = false;
+
+		for (size_t k = 0; k < n; k++)
+			expected = expected || strcmp(got->v[i], want[k]) == 0;
+		if (!expected) {
+			print_error("rules.d [model-cli] %s has %s, which this test does not expect there\n",
+				    key, got->v[i]);
+			same = false;
+		}
+	}
+	if (!same)
+		fail_msg("rules.d [model-cli] %s is not the list this test pins", key);
+}
+
+/*
+ * A tool flag is refused bare and as --flag=value, under either ruling,
+ * wherever it stands: its value would grant what --tools "" took away.
+ * SG_TOOL_FLAG, not SG_UNKNOWN_OPTION: a flag dropped from the list is
+ * refused only as long as no other list happens to name it.
+ */
+static void tool_flag_refused(char *flag)
+{
+	char eq[256];
+
+	snprintf(eq, sizeof(eq), "%s={}", flag);
+	reason_is(ARGV("claude", "--tools", "", flag, "{}", "-p", "hi"), cred_env, SG_TOOL_FLAG,
+		  flag, "after --tools \"\"");
+	reason_is(ARGV("claude", flag, "{}", "--tools", "", "-p", "hi"), scrub_env, SG_TOOL_FLAG,
+		  flag, "before --tools \"\"");
+	reason_is(ARGV("claude", "--tools", "", eq, "-p", "hi"), cred_env, SG_TOOL_FLAG, eq,
+		  "as --flag=value");
+	assert_int_equal(decide(ARGV("claude", "--tools", "", flag, "{}"), cred_env).arg, 3);
+}
+
+/*
+ * A value option takes the word after it, whatever that word looks like:
+ * a tool flag, a subcommand, or --tools itself, which as a value leaves
+ * the CLI its default tools.
+ */
+static void value_option_takes_its_value(char *opt)
+{
+	char eq[256];
+
+	snprintf(eq, sizeof(eq), "%s=--allowedTools", opt);
+	reason_is(ARGV("claude", "--tools", "", opt, "--allowedTools", "-p", "hi"), cred_env, SG_OK,
+		  opt, "with the value --allowedTools");
+	reason_is(ARGV("claude", opt, "mcp", "--tools", "", "-p", "hi"), cred_env, SG_OK, opt,
+		  "with the value mcp");
+	reason_is(ARGV("claude", "--tools", "", eq, "-p", "hi"), scrub_env, SG_OK, eq,
+		  "as --option=value");
+	/* the refused side: the --tools it takes is text, not the tools option */
+	reason_is(ARGV("claude", "-p", "hi", opt, "--tools", ""), cred_env, SG_NO_TOOLS_OPTION, opt,
+		  "before --tools \"\"");
+	reason_is(ARGV("claude", "--tools", "", "-p", "hi", opt), cred_env, SG_MISSING_VALUE, opt,
+		  "last, without a value");
+}
+
+/*
+ * The pinned list first, so a flag moved out of tool-flags fails with
+ * what it would let run; then every flag rules.d lists, then the lists
+ * themselves, so a flag added to rules.d must be added here too.
+ */
 static void test_sg_ruling_decide_every_default_tool_flag_refused(void **state)
 {
-	static char *flags[] = { "--allowedTools", "--allowed-tools", "--mcp-config",
-				 "--dangerously-skip-permissions", "--permission-mode" };
+	struct sg_policy files;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-		struct sg_ruling r = decide(ARGV("claude", "--tools", "", flags[i], "x"), cred_env);
+	for (size_t i = 0; i < ARRAY_SIZE(shipped_tool_flags); i++)
+		tool_flag_refused((char *)shipped_tool_flags[i]);
+	parse_rules_d(&files);
+	for (size_t i = 0; i < files.cli.tool_flags.n; i++)
+		tool_flag_refused(files.cli.tool_flags.v[i]);
+	list_is("tool-flags", &files.cli.tool_flags, shipped_tool_flags,
+		ARRAY_SIZE(shipped_tool_flags));
+	/* the allowed side: the same command without the flag runs */
+	reason_is(ARGV("claude", "--tools", "", "-p", "hi"), cred_env, SG_OK, "(none)",
+		  "without a tool flag");
+	sg_policy_free(&files);
+}
 
-		assert_int_equal(r.reason, SG_TOOL_FLAG);
-		assert_int_equal(r.arg, 3);
-	}
+static void test_sg_ruling_decide_every_default_value_option_takes_its_value(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(shipped_value_options); i++)
+		value_option_takes_its_value((char *)shipped_value_options[i]);
+	parse_rules_d(&files);
+	for (size_t i = 0; i < files.cli.value_options.n; i++)
+		value_option_takes_its_value(files.cli.value_options.v[i]);
+	list_is("value-options", &files.cli.value_options, shipped_value_options,
+		ARRAY_SIZE(shipped_value_options));
+	sg_policy_free(&files);
 }
 
 static void test_sg_ruling_decide_last_tools_does_not_rescue(void **state)
@@ -583,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_sg_ruling_decide_tool_flag_with_empty_tools_refused),
 		cmocka_unit_test(test_sg_ruling_decide_tool_flag_equals_form_refused),
 		cmocka_unit_test(test_sg_ruling_decide_every_default_tool_flag_refused),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_value_option_takes_its_value),
 		cmocka_unit_test(test_sg_ruling_decide_last_tools_does_not_rescue),
 		cmocka_unit_test(test_sg_ruling_decide_tools_is_variadic),
 		cmocka_unit_test(test_sg_ruling_decide_after_double_dash_is_prompt),

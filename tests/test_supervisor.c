@@ -19,6 +19,11 @@
  * No Landlock here: the supervisor is tested alone, so a call it does not
  * see (on purpose, e.g. truncate on ABI >= 3) would succeed, and the tests
  * check the count of notifications instead.
+ *
+ * Two decisions are also called directly, through internal.h, where no
+ * step can set the case up: a root on another device with the very inode
+ * number of the object (sg_judge), and capabilities for a user who has
+ * none to drop (sg_creds_no_more_than).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,16 +37,20 @@
 #include "confine/fdpass.h"
 #include "confine/seccomp.h"
 #include "confine/supervisor/supervisor.h"
+/* sg_judge(), sg_creds_no_more_than() and SG_WALK_MAX, tested directly. */
+#include "confine/supervisor/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -50,6 +59,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -82,6 +92,8 @@ struct fx {
 	bool root;
 	uid_t uid;
 	gid_t gid;
+	/* the step's filter: NULL for the defaults, else what a policy set */
+	const struct sg_seccomp_opts *filter;
 };
 
 static void put_file(const struct fx *fx, const char *name, const char *text,
@@ -202,14 +214,14 @@ static int rec(struct report *r, long ret)
 }
 
 /* What the launcher's child does, in its order. */
-static int child_confine(int sock)
+static int child_confine(int sock, const struct sg_seccomp_opts *filter)
 {
 	scmp_filter_ctx ctx = NULL;
 	int r, fd;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return -errno;
-	r = sg_seccomp_build(NULL, &ctx, NULL);
+	r = sg_seccomp_build(filter, &ctx, NULL);
 	if (r < 0)
 		return r;
 	r = sg_supervisor_add_rules(ctx);
@@ -273,7 +285,7 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 		if (chdir(fx->base) < 0)
 			rep->setup = -errno;
 		else
-			rep->setup = child_confine(sv[1]);
+			rep->setup = child_confine(sv[1], fx->filter);
 		if (rep->setup == 0)
 			fn(rep, fx);
 		_exit(0);
@@ -712,6 +724,75 @@ static void test_supervisor_where(void **state)
 		memcpy(p2, paths, sizeof(paths));
 		p2[1] = basecopy;
 		events_are(fx, &run, 6, ops, p2, res);
+	}
+	run_done(&run);
+}
+
+/*
+ * DIR/a/a/.../a/f with LEVELS directories "a": short names, so even past
+ * SG_WALK_MAX levels the path stays well within PATH_MAX.
+ */
+static void deep_path(char *buf, size_t size, const char *dir, int levels)
+{
+	size_t n = (size_t)snprintf(buf, size, "%s", dir);
+
+	for (int i = 0; i < levels && n + 3 < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "/a");
+	snprintf(buf + n, size - n, "/f");
+}
+
+static void put_deep(const struct fx *fx, const char *dir, int levels)
+{
+	char p[PATH_MAX];
+	size_t n = (size_t)snprintf(p, sizeof(p), "%s", dir);
+
+	for (int i = 0; i < levels; i++) {
+		n += (size_t)snprintf(p + n, sizeof(p) - n, "/a");
+		put_dir(fx, p);
+	}
+	snprintf(p + n, sizeof(p) - n, "/f");
+	put_file(fx, p, "x\n", 0644);
+}
+
+static void probe_walk_depth(struct report *r, const struct fx *fx)
+{
+	char p[PATH_MAX];
+
+	(void)fx;
+	deep_path(p, sizeof(p), "out", SG_WALK_MAX);
+	rec(r, chmod(p, 0600));                                    /* 0 */
+	deep_path(p, sizeof(p), "work", SG_WALK_MAX - 1);
+	rec(r, chmod(p, 0600));                                    /* 1 */
+}
+
+/*
+ * The upward walk gives up after SG_WALK_MAX levels, and an unfinished
+ * walk is an answer of "outside": a tree deeper than that outside every
+ * root must not pass because the walk stopped before it reached "/".
+ * The allowed side: a root just within reach still counts.
+ */
+static void test_supervisor_walk_out_of_levels(void **state)
+{
+	struct fx *fx = *state;
+	char out[PATH_MAX], in[PATH_MAX];
+	struct run run;
+
+	put_deep(fx, "out", SG_WALK_MAX);
+	put_deep(fx, "work", SG_WALK_MAX - 1);
+	deep_path(out, sizeof(out), "out", SG_WALK_MAX);
+	deep_path(in, sizeof(in), "work", SG_WALK_MAX - 1);
+	run_supervised(fx, probe_walk_depth, &run);
+	step_is(&run, 0, EPERM, "chmod SG_WALK_MAX levels down, outside");
+	step_is(&run, 1, 0, "chmod SG_WALK_MAX - 1 levels below the root");
+	mode_is(fx, out, 0644);
+	mode_is(fx, in, 0600);
+	{
+		static const char *const ops[] = { "chmod" };
+		const char *paths[] = { out };
+		static const int res[] = { -EPERM };
+
+		events_are(fx, &run, 1, ops, paths, res);
+		assert_int_equal(run.ev[0].why, SG_SUP_OUTSIDE);
 	}
 	run_done(&run);
 }
@@ -1627,6 +1708,58 @@ static void test_supervisor_fd_names(void **state)
 	run_done(&run);
 }
 
+/*
+ * Unlinked, a name reads "NAME (deleted)" through /proc/self/fd, and the
+ * step can make a file of that very name.  A name counts only if the entry
+ * it finds is the object itself: here the object's one name left is
+ * outside.
+ */
+static void probe_planted_name(struct report *r, const struct fx *fx)
+{
+	int hl = open("work/hl", O_RDONLY | O_CLOEXEC);
+	int own = open("work/g", O_RDONLY | O_CLOEXEC);
+	int planted;
+
+	(void)fx;
+	rec(r, hl);                                                /* 0 */
+	rec(r, unlink("work/hl"));                                 /* 1 */
+	planted = open("work/hl (deleted)", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	rec(r, planted);                                           /* 2 */
+	rec(r, fchmod(hl, 0600));                                  /* 3 */
+	rec(r, fchmod(own, 0600));                                 /* 4: its name is its own */
+	close(planted);
+	close(hl);
+	close(own);
+}
+
+static void test_supervisor_fd_name_must_be_the_object(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/hl", "x\n", 0644);
+	assert_int_equal(linkat(fx->bfd, "out/hl", fx->bfd, "work/hl", 0), 0);
+	put_file(fx, "work/g", "x\n", 0644);
+	run_supervised(fx, probe_planted_name, &run);
+	step_is(&run, 0, 0, "open work/hl, a link to out/hl");
+	step_is(&run, 1, 0, "unlink work/hl");
+	step_is(&run, 2, 0, "plant \"work/hl (deleted)\"");
+	step_is(&run, 3, EPERM, "fchmod of the file now named only outside");
+	step_is(&run, 4, 0, "fchmod of a file named inside");
+	mode_is(fx, "out/hl", 0644);
+	mode_is(fx, "work/hl (deleted)", 0644);
+	mode_is(fx, "work/g", 0600);
+	{
+		static const char *const ops[] = { "chmod" };
+		static const char *const paths[] = { "work/hl (deleted)" };
+		static const int res[] = { -EPERM };
+
+		events_are(fx, &run, 1, ops, paths, res);
+		assert_int_equal(run.ev[0].why, SG_SUP_OUTSIDE);
+	}
+	run_done(&run);
+}
+
 /* ---- devices, FIFOs ------------------------------------------------------ */
 
 static void probe_devices(struct report *r, const struct fx *fx)
@@ -1714,6 +1847,183 @@ static void test_supervisor_step_dropped_privileges(void **state)
 	run_done(&run);
 }
 
+/* The effective set of the calling thread without CAP; 0 or -1. */
+static int drop_effective(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[CAP_TO_INDEX(cap)].effective &= ~CAP_TO_MASK(cap);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+static void probe_drop_capability(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, chmod("work/theirs", 0600));                        /* 0 */
+	rec(r, drop_effective(CAP_FOWNER));                        /* 1 */
+	/* Without CAP_FOWNER the kernel would refuse this: the file is 4242's. */
+	rec(r, chmod("work/theirs", 0640));                        /* 2 */
+}
+
+/*
+ * The supervisor acts with all of stepguard's capabilities: for a step
+ * with fewer, it would lend back the ones the step gave up.  Same ids,
+ * one capability less, is already "no longer our equal".
+ */
+static void test_supervisor_step_dropped_a_capability(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	if (!fx->root) {
+		print_message("skipped: only root has a capability to drop\n");
+		skip();
+	}
+	put_file(fx, "work/theirs", "x\n", 0644);
+	assert_int_equal(fchownat(fx->bfd, "work/theirs", 4242, 4243, 0), 0);
+	run_supervised(fx, probe_drop_capability, &run);
+	step_is(&run, 0, 0, "chmod another user's file with CAP_FOWNER");
+	step_is(&run, 1, 0, "drop CAP_FOWNER from the effective set");
+	step_is(&run, 2, EPERM, "chmod it without CAP_FOWNER");
+	mode_is(fx, "work/theirs", 0600);
+	assert_int_equal(run.n_ev, 1);
+	assert_int_equal(run.ev[0].why, SG_SUP_FOREIGN);
+	run_done(&run);
+}
+
+/*
+ * A policy may let the step make namespaces and mount ([seccomp] allow,
+ * user-namespaces), as a CLI's own sandbox needs.  Then it can change
+ * what a path names: root does it in a mount namespace, anyone else in a
+ * user namespace of their own.
+ */
+static const char *const allow_mount[] = { "mount" };
+static const struct sg_seccomp_opts mounts_allowed = {
+	.allow = allow_mount, .n_allow = ARRAY_SIZE(allow_mount), .allow_userns = true,
+};
+static const char *const allow_chroot[] = { "chroot" };
+static const struct sg_seccomp_opts chroot_allowed = {
+	.allow = allow_chroot, .n_allow = ARRAY_SIZE(allow_chroot), .allow_userns = true,
+};
+
+static int own_namespaces(const struct fx *fx, int flags)
+{
+	return unshare(flags | (fx->root ? 0 : CLONE_NEWUSER));
+}
+
+/*
+ * In a mount namespace of its own, with out bound over work/sub, the
+ * step's work/sub/f is out/f; walked up with "..", out would seem to lie
+ * beneath work.
+ */
+static void probe_mount_namespace(struct report *r, const struct fx *fx)
+{
+	struct stat a, b;
+	int i;
+
+	rec(r, chmod("work/f", 0600));                             /* 0 */
+	if (r->err[rec(r, own_namespaces(fx, CLONE_NEWNS))])       /* 1 */
+		return;
+	/* Private first: the bind below must not reach our namespace. */
+	if (r->err[rec(r, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))]) /* 2 */
+		return;
+	rec(r, mount("out", "work/sub", NULL, MS_BIND, NULL));     /* 3 */
+	i = rec(r, stat("work/sub/f", &a) | stat("out/f", &b));    /* 4 */
+	r->val[i] = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	rec(r, chmod("work/sub/f", 0600));                         /* 5 */
+	rec(r, chmod("work/g", 0600));                             /* 6 */
+}
+
+/* A step without a user namespace here cannot show it: skip, saying so. */
+static void need_own_namespaces(const struct fx *fx, struct run *run, int step)
+{
+	int err = run->rep->err[step];
+
+	if (err && !fx->root && (err == EPERM || err == EINVAL || err == ENOSPC)) {
+		print_message("skipped: no user namespace for uid %d here (unshare: %s)\n",
+			      (int)fx->uid, strerror(err));
+		run_done(run);
+		skip();
+	}
+}
+
+/*
+ * Paths are resolved from stepguard's root and mount namespace, so a step
+ * in other ones is not served at all, inside a root or not.
+ */
+static void test_supervisor_step_in_another_mount_namespace(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	fx->filter = &mounts_allowed;
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	run_supervised(fx, probe_mount_namespace, &run);
+	step_is(&run, 0, 0, "chmod inside, in our namespace");
+	need_own_namespaces(fx, &run, 1);
+	step_is(&run, 1, 0, "unshare a mount namespace");
+	step_is(&run, 2, 0, "make / private in it");
+	step_is(&run, 3, 0, "bind out over work/sub");
+	step_is(&run, 4, 0, "stat both names");
+	assert_int_equal(run.rep->val[4], 1); /* the bind took */
+	step_is(&run, 5, EPERM, "chmod out/f through work/sub");
+	step_is(&run, 6, EPERM, "chmod inside, from another namespace");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0600);
+	mode_is(fx, "work/g", 0644);
+	assert_int_equal(run.n_ev, 2);
+	assert_int_equal(run.ev[0].why, SG_SUP_FOREIGN);
+	assert_int_equal(run.ev[1].why, SG_SUP_FOREIGN);
+	run_done(&run);
+}
+
+/*
+ * After chroot("out") the absolute name of work/f names nothing the step
+ * can reach, yet stepguard, resolving from its own root, would find it.
+ */
+static void probe_chroot(struct report *r, const struct fx *fx)
+{
+	char abs[PATH_MAX * 2];
+	struct stat st;
+
+	snprintf(abs, sizeof(abs), "%s/work/g", fx->base);
+	rec(r, chmod(abs, 0600));                                  /* 0 */
+	if (r->err[rec(r, fx->root ? 0 : own_namespaces(fx, 0))])  /* 1 */
+		return;
+	if (r->err[rec(r, chroot("out"))])                         /* 2 */
+		return;
+	snprintf(abs, sizeof(abs), "%s/work/f", fx->base);
+	rec(r, stat(abs, &st));                                    /* 3: ENOENT */
+	rec(r, chmod(abs, 0600));                                  /* 4 */
+}
+
+static void test_supervisor_step_that_chroots(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	fx->filter = &chroot_allowed;
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	run_supervised(fx, probe_chroot, &run);
+	step_is(&run, 0, 0, "chmod inside, before the chroot");
+	need_own_namespaces(fx, &run, 1);
+	step_is(&run, 1, 0, "a user namespace, if not root");
+	step_is(&run, 2, 0, "chroot out");
+	step_is(&run, 3, ENOENT, "stat work/f by its absolute name, inside the chroot");
+	step_is(&run, 4, EPERM, "chmod that name");
+	mode_is(fx, "work/g", 0600);
+	mode_is(fx, "work/f", 0644);
+	assert_int_equal(run.n_ev, 1);
+	assert_int_equal(run.ev[0].why, SG_SUP_FOREIGN);
+	run_done(&run);
+}
+
 /* ---- a listener of the step's own ---------------------------------------- */
 
 /*
@@ -1778,6 +2088,98 @@ static void test_supervisor_no_listener_of_the_steps_own(void **state)
 	mode_is(fx, "out/f", 0644);
 	assert_int_equal(run.n_ev, 1);
 	run_done(&run);
+}
+
+/* ---- the decision, judged directly -------------------------------------- */
+
+/* An object as sg_resolve_path() leaves it: itself, and the directory it was found in. */
+static void obj_at(const struct fx *fx, const char *dir, const char *name, struct sg_obj *o)
+{
+	sg_obj_init(o);
+	o->parent = openat(fx->bfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(o->parent >= 0);
+	o->fd = openat(o->parent, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	assert_true(o->fd >= 0);
+	assert_int_equal(fstat(o->fd, &o->st), 0);
+	o->exists = true;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+}
+
+/* sg_judge() for a metadata change, with ROOT the only writable root. */
+static int judge_with(struct sg_sup_root root, const struct sg_obj *o)
+{
+	struct sg_supervisor s;
+
+	memset(&s, 0, sizeof(s));
+	root.fd = -1;
+	s.roots = &root;
+	s.n_roots = 1;
+	return sg_judge(&s, o, true);
+}
+
+/*
+ * Identity is the device and the inode, never the inode number alone:
+ * every tmpfs, devpts, proc and sysfs root is inode 1, so with the device
+ * ignored the default root /dev/pts would make /dev/shm writable.  The
+ * roots here have the number of out/f or of out, on the device of /proc.
+ */
+static void test_sg_judge_same_inode_on_another_device_is_outside(void **state)
+{
+	struct fx *fx = *state;
+	struct sg_obj file, dir;
+	struct stat proc;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	obj_at(fx, "out", "f", &file);
+	obj_at(fx, ".", "out", &dir);
+	assert_int_equal(stat("/proc", &proc), 0);
+	assert_true(proc.st_dev != dir.st.st_dev);
+	{
+		struct sg_sup_root r = { .dev = proc.st_dev, .ino = dir.st.st_ino, .dir = true };
+
+		assert_int_equal(judge_with(r, &file), 0);
+		assert_int_equal(judge_with(r, &dir), 0);
+		/* the allowed side: out itself as the root */
+		r.dev = dir.st.st_dev;
+		assert_int_equal(judge_with(r, &file), 1);
+		assert_int_equal(judge_with(r, &dir), 1);
+	}
+	{
+		struct sg_sup_root r = { .dev = proc.st_dev, .ino = file.st.st_ino };
+
+		assert_int_equal(judge_with(r, &file), 0);
+		r.dev = file.st.st_dev;
+		assert_int_equal(judge_with(r, &file), 1);
+	}
+	sg_obj_close(&file);
+	sg_obj_close(&dir);
+}
+
+/*
+ * Capabilities must be a subset of the step's: the supervisor has its
+ * own, and acting with one the step lacks is acting for someone else.
+ * (The live test drops one as root; this runs for every user.)
+ */
+static void test_sg_creds_no_more_than_capabilities_a_subset(void **state)
+{
+	static struct sg_creds self, step;
+	const uint64_t fowner = 1ULL << CAP_FOWNER, chown_cap = 1ULL << CAP_CHOWN;
+
+	(void)state;
+	self.fsuid = step.fsuid = 1000;
+	self.fsgid = step.fsgid = 1000;
+	self.cap_eff = fowner | chown_cap;
+	step.cap_eff = chown_cap;
+	assert_false(sg_creds_no_more_than(&self, &step, true));
+	step.cap_eff = 0;
+	assert_false(sg_creds_no_more_than(&self, &step, true));
+	/* the allowed side: the same set, or more */
+	step.cap_eff = self.cap_eff;
+	assert_true(sg_creds_no_more_than(&self, &step, true));
+	step.cap_eff = self.cap_eff | 1ULL << CAP_SYS_ADMIN;
+	assert_true(sg_creds_no_more_than(&self, &step, true));
+	self.cap_eff = step.cap_eff = 0;
+	assert_true(sg_creds_no_more_than(&self, &step, true));
 }
 
 /* ---- start-up and fd passing -------------------------------------------- */
@@ -1872,6 +2274,7 @@ int main(void)
 		FX_TEST(test_supervisor_chmod),
 		FX_TEST(test_supervisor_fchmod_readonly_fd),
 		FX_TEST(test_supervisor_where),
+		FX_TEST(test_supervisor_walk_out_of_levels),
 		FX_TEST(test_supervisor_chown),
 		FX_TEST(test_supervisor_times),
 		FX_TEST(test_supervisor_xattr),
@@ -1883,9 +2286,15 @@ int main(void)
 		FX_TEST(test_supervisor_races),
 		FX_TEST(test_supervisor_memory),
 		FX_TEST(test_supervisor_fd_names),
+		FX_TEST(test_supervisor_fd_name_must_be_the_object),
 		FX_TEST(test_supervisor_devices_and_fifos),
 		FX_TEST(test_supervisor_step_dropped_privileges),
+		FX_TEST(test_supervisor_step_dropped_a_capability),
+		FX_TEST(test_supervisor_step_in_another_mount_namespace),
+		FX_TEST(test_supervisor_step_that_chroots),
 		FX_TEST(test_supervisor_no_listener_of_the_steps_own),
+		FX_TEST(test_sg_judge_same_inode_on_another_device_is_outside),
+		cmocka_unit_test(test_sg_creds_no_more_than_capabilities_a_subset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
