@@ -55,7 +55,7 @@ $(BPF_GEN)/stepguard.skel.h: $(BPF_GEN)/stepguard.bpf.o
 # The skeleton is only included by loader.c; the others need libbpf's headers.
 $(BUILD)/bpf/loader.o: $(BPF_GEN)/stepguard.skel.h
 $(BUILD)/bpf/loader.o $(BUILD)/bpf/pins.o $(BUILD)/bpf/scope.o $(BUILD)/bpf/events.o: \
-		$(BUILD)/bpf/%.o: bpf/%.c bpf/loader.h bpf/loader_internal.h bpf/events.h
+		$(BUILD)/bpf/%.o: bpf/%.c bpf/loader.h bpf/loader_internal.h bpf/pins.h bpf/events.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(BPF_CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0-only) */
 /*
  * decide.bpf.h — who is asking and may it write there: the current task's
- * mark and scope, the identity walk from an object up to the roots, and
- * the registration of roots.  No events here (report.bpf.h).
+ * mark and scope, the identity walk from an object up to the roots (its
+ * climb, sg_step_up(), is the path builder's too), and the registration
+ * of roots.  No events here (report.bpf.h).
  *
  * Included once, by stepguard.bpf.c, after maps.bpf.h.
  */
@@ -126,6 +127,67 @@ static __always_inline __u64 sg_sole_mount(struct dentry *d)
 	return (__u64)&m->mnt;
 }
 
+/* Where sg_step_up() went: on, or why the climb ends there. */
+enum sg_up {
+	SG_UP_PARENT,   /* to the parent directory, on the same mount */
+	SG_UP_MOUNT,    /* to where a mount is mounted, or to the one mount of a file system */
+	SG_UP_TOP,      /* the root of the top mount: nothing above */
+	SG_UP_DETACHED, /* the root of a file system, not of the mount it was reached through */
+	SG_UP_NO_MOUNT, /* the top of a file system reached without a mount, and it has several */
+};
+
+/*
+ * One step up from D (reached through MNT, or 0 when not known), as d_path
+ * climbs: the walk and the path builder both go up this way, so that the
+ * path of an event is the ancestry its decision walked.  Where it goes on
+ * (SG_UP_PARENT, SG_UP_MOUNT), the next position is written to *NEXT_MNT
+ * and *NEXT_DENTRY: the caller's loop state, which lives in a map value
+ * (see sg_walkc).
+ */
+static __always_inline enum sg_up sg_step_up(__u64 mnt, struct dentry *d, __u64 *next_mnt,
+					     __u64 *next_dentry)
+{
+	struct dentry *parent;
+
+	if (mnt) {
+		struct vfsmount *vfs = (void *)mnt;
+
+		/*
+		 * At the root of a mount, go on from where it is mounted,
+		 * as d_path does; a mount that is its own parent is the top
+		 * of this mount tree.
+		 */
+		if (BPF_CORE_READ(vfs, mnt_root) == d) {
+			struct mount *m = sg_real_mount(mnt);
+			struct mount *up = BPF_CORE_READ(m, mnt_parent);
+
+			if (!up || up == m)
+				return SG_UP_TOP;
+			*next_dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+			*next_mnt = (__u64)&up->mnt;
+			return SG_UP_MOUNT;
+		}
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (!parent || parent == d) {
+		__u64 sole;
+
+		/*
+		 * The root of a file system but not of the mount we came
+		 * through: a disconnected dentry, outside every root.
+		 */
+		if (mnt)
+			return SG_UP_DETACHED;
+		sole = sg_sole_mount(d);
+		if (!sole)
+			return SG_UP_NO_MOUNT;
+		*next_mnt = sole; /* the next step crosses it */
+		return SG_UP_MOUNT;
+	}
+	*next_dentry = (__u64)parent;
+	return SG_UP_PARENT;
+}
+
 /*
  * The walk from an object towards the top, one step per bpf_loop() call.
  * Its state (mount, dentry, result) lives in the task's mark, a map value,
@@ -146,7 +208,8 @@ static long sg_walk_step(__u32 i, void *data)
 	struct sg_mark *w = ((struct sg_walkc *)data)->m;
 	struct sg_root_key key = {};
 	struct sg_root_val *root;
-	struct dentry *d, *parent;
+	struct dentry *d;
+	enum sg_up up;
 	__u64 mnt;
 
 	if (!w)
@@ -160,49 +223,11 @@ static long sg_walk_step(__u32 i, void *data)
 		w->walk_result = SG_WHY_NONE;
 		return 1;
 	}
-	if (mnt) {
-		struct vfsmount *vfs = (void *)mnt;
-
-		/*
-		 * At the root of a mount, go on from where it is mounted,
-		 * as d_path does; a mount that is its own parent is the top
-		 * of this mount tree.
-		 */
-		if (BPF_CORE_READ(vfs, mnt_root) == d) {
-			struct mount *m = sg_real_mount(mnt);
-			struct mount *up = BPF_CORE_READ(m, mnt_parent);
-
-			if (!up || up == m) {
-				w->walk_result = SG_WHY_OUTSIDE;
-				return 1;
-			}
-			w->walk_dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
-			w->walk_mnt = (__u64)&up->mnt;
-			return 0;
-		}
-	}
-	parent = BPF_CORE_READ(d, d_parent);
-	if (!parent || parent == d) {
-		__u64 sole;
-
-		/*
-		 * The root of a file system but not of the mount we came
-		 * through: a disconnected dentry, outside every root.
-		 */
-		if (mnt) {
-			w->walk_result = SG_WHY_OUTSIDE;
-			return 1;
-		}
-		sole = sg_sole_mount(d);
-		if (!sole) {
-			w->walk_result = SG_WHY_MOUNT;
-			return 1;
-		}
-		w->walk_mnt = sole; /* the next step crosses it */
+	up = sg_step_up(mnt, d, &w->walk_mnt, &w->walk_dentry);
+	if (up == SG_UP_PARENT || up == SG_UP_MOUNT)
 		return 0;
-	}
-	w->walk_dentry = (__u64)parent;
-	return 0;
+	w->walk_result = up == SG_UP_NO_MOUNT ? SG_WHY_MOUNT : SG_WHY_OUTSIDE;
+	return 1;
 }
 
 /*

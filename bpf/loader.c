@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * loader.c — probe the kernel, then reuse this build's pinned filter or
- * load, attach and pin it.  Scopes are in scope.c, the pin directory's
- * housekeeping (listing, unloading) in pins.c.
+ * load, attach and pin it.  Scopes are in scope.c; the pin directory's
+ * housekeeping (listing, maps, programs, removing) is in pins.c, which
+ * this file calls with this build's directory name (sg_bpf_version()).
  *
  * Pins, under SG_BPF_PIN_ROOT (mode 0700, root's):
  *
@@ -41,6 +42,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/pins.h"
+#include "lib/cleanup.h"
 #include "stepguard.skel.h"
 
 #ifndef STEPGUARD_VERSION
@@ -58,6 +61,10 @@ static const char *const optional_hooks[] = {
 	"inode_remove_acl", /* 6.2: likewise */
 	"file_ioctl_compat", /* 6.8 (and some stable kernels): before, file_ioctl saw those too */
 };
+
+SGB_DEFINE_TRIVIAL_CLEANUP_FUNC(struct btf *, btf__free)
+SGB_DEFINE_TRIVIAL_CLEANUP_FUNC(struct stepguard_bpf *, stepguard_bpf__destroy)
+SGB_DEFINE_TRIVIAL_CLEANUP_FUNC(struct sg_bpf *, sg_bpf_close)
 
 static sg_bpf_log_fn log_fn;
 
@@ -288,7 +295,7 @@ static int probe_hooks(enum sg_bpf_mode mode, const struct btf *btf, char *why, 
 
 int sg_bpf_probe(enum sg_bpf_mode mode, char *why, size_t len)
 {
-	struct btf *btf;
+	SGB_CLEANUP(btf__freep) struct btf *btf = NULL;
 	int r = probe_env(mode, true, why, len);
 
 	if (r < 0)
@@ -296,54 +303,23 @@ int sg_bpf_probe(enum sg_bpf_mode mode, char *why, size_t len)
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return sgb_fail(why, len, -errno ? -errno : -ENOENT, "cannot read the kernel's BTF");
-	r = probe_hooks(mode, btf, why, len);
-	btf__free(btf);
-	return r;
+	return probe_hooks(mode, btf, why, len);
 }
 
 /*
- * Load the MODE set of programs with libbpf (maps reused from the pins
- * when they exist, pinned when created), attach each and pin its link in
- * a temporary directory, then rename that into place.
+ * Turn autoload on for MODE's programs only, and off for the hooks this
+ * kernel lacks: an optional one is named in info->skipped, any other
+ * fails the load.  Of the lsm/ inode_setattr programs, the one whose
+ * argument count is this kernel's.
  */
-static int load_and_pin(struct sg_bpf *b, int verfd, struct sg_bpf_info *info)
+static int select_programs(const struct stepguard_bpf *skel, enum sg_bpf_mode mode,
+			   const struct btf *btf, struct sg_bpf_info *info)
 {
-	/* (what LIBBPF_OPTS() expands to, spelt out for cppcheck) */
-	struct bpf_object_open_opts oo = { .sz = sizeof(oo), .pin_root_path = b->dir };
-	const char *prefix = b->mode == SG_BPF_LSM ? "lsm_" : "fmod_";
-	struct stepguard_bpf *skel = NULL;
+	const char *prefix = mode == SG_BPF_LSM ? "lsm_" : "fmod_";
+	int setattr_params = func_nparams(btf, mode == SG_BPF_LSM ? "bpf_lsm_inode_setattr"
+								 : "security_inode_setattr");
 	struct bpf_program *prog;
-	struct btf *btf = NULL;
-	char tmp[64], func[96], tmppath[256];
-	double t;
-	int r, setattr_params;
-
-	snprintf(tmp, sizeof(tmp), "%s-tmp-%d", sgb_mode_dir(b->mode), (int)getpid());
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
-		return sgb_fail(info->why, sizeof(info->why), -ENOENT, "cannot read the kernel's BTF");
-	r = probe_hooks(b->mode, btf, info->why, sizeof(info->why));
-	if (r < 0) {
-		btf__free(btf);
-		return r;
-	}
-	setattr_params = func_nparams(btf, b->mode == SG_BPF_LSM ? "bpf_lsm_inode_setattr"
-								  : "security_inode_setattr");
-
-	t = now_ms();
-	skel = stepguard_bpf__open_opts(&oo);
-	if (!skel) {
-		r = -errno;
-		btf__free(btf);
-		return sgb_fail(info->why, sizeof(info->why), r, "cannot open the BPF object: %s",
-				strerror(-r));
-	}
-	/*
-	 * 6.1's task-storage lookup fails when the per-CPU lock is busy;
-	 * 6.2 added bpf_task_storage_get_recur and lookups stopped failing.
-	 */
-	skel->rodata->sg_lookup_can_fail =
-		btf__find_by_name_kind(btf, "bpf_task_storage_get_recur", BTF_KIND_FUNC) < 0;
+	char func[96];
 
 	bpf_object__for_each_program(prog, skel->obj)
 	{
@@ -355,22 +331,16 @@ static int load_and_pin(struct sg_bpf *b, int verfd, struct sg_bpf_info *info)
 				/* lsm_inode_setattr2: the hook before 6.8, without idmap */
 				bool two = strcmp(name, "lsm_inode_setattr2") == 0;
 
-				if (b->mode == SG_BPF_LSM && setattr_params != (two ? 2 : 3))
+				if (mode == SG_BPF_LSM && setattr_params != (two ? 2 : 3))
 					want = false;
-				else if (setattr_params < 0) {
-					r = -EOPNOTSUPP;
-					sgb_fail(info->why, sizeof(info->why), r, "the kernel has no %s",
-						 func);
-					goto out;
-				}
+				else if (setattr_params < 0)
+					return sgb_fail(info->why, sizeof(info->why), -EOPNOTSUPP,
+							"the kernel has no %s", func);
 			} else if (btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) < 0) {
-				if (!is_optional(hook_of(func))) {
-					r = -EOPNOTSUPP;
-					sgb_fail(info->why, sizeof(info->why), r,
-						 "the kernel has no %s: the filter would have a hole there",
-						 func);
-					goto out;
-				}
+				if (!is_optional(hook_of(func)))
+					return sgb_fail(info->why, sizeof(info->why), -EOPNOTSUPP,
+							"the kernel has no %s: the filter would have a hole there",
+							func);
 				size_t o = strlen(info->skipped);
 
 				snprintf(info->skipped + o, sizeof(info->skipped) - o, "%s%s",
@@ -380,22 +350,46 @@ static int load_and_pin(struct sg_bpf *b, int verfd, struct sg_bpf_info *info)
 		}
 		bpf_program__set_autoload(prog, want);
 	}
+	return 0;
+}
 
-	r = stepguard_bpf__load(skel);
-	info->load_ms = now_ms() - t;
-	if (r) {
-		sgb_fail(info->why, sizeof(info->why), r, "the kernel refused the filter (%s):\n%s",
-			 strerror(-r), log_tail_last(900));
-		goto out;
-	}
+/*
+ * A mode directory being built.  Until it is renamed into place, every
+ * failure removes it again: unpinning the links made so far detaches
+ * their programs.  Once published, steal_pointer(&name) keeps it.
+ */
+struct pin_tmp {
+	int verfd;
+	const char *name; /* NULL: nothing to remove */
+};
 
-	t = now_ms();
+static void pin_tmp_remove(const struct pin_tmp *t)
+{
+	if (t->name)
+		(void)sgb_remove_tree(t->verfd, t->name);
+}
+
+/*
+ * Attach every program set to load and pin its link in a temporary
+ * directory, then rename that into place.
+ */
+static int pin_links(const struct sg_bpf *b, const struct stepguard_bpf *skel, int verfd,
+		     struct sg_bpf_info *info)
+{
+	SGB_CLEANUP(pin_tmp_remove) struct pin_tmp undo = { .verfd = verfd };
+	struct bpf_program *prog;
+	char tmp[64], tmppath[256];
+	int r;
+
+	snprintf(tmp, sizeof(tmp), "%s-tmp-%d", sgb_mode_dir(b->mode), (int)getpid());
+	/* What a loader that had this pid left when it died. */
 	(void)sgb_remove_tree(verfd, tmp);
 	if (mkdirat(verfd, tmp, 0700) < 0) {
 		r = -errno;
-		sgb_fail(info->why, sizeof(info->why), r, "mkdir %s/%s: %s", b->dir, tmp, strerror(errno));
-		goto out;
+		return sgb_fail(info->why, sizeof(info->why), r, "mkdir %s/%s: %s", b->dir, tmp,
+				strerror(-r));
 	}
+	undo.name = tmp;
 	bpf_object__for_each_program(prog, skel->obj)
 	{
 		struct bpf_link *link;
@@ -405,36 +399,89 @@ static int load_and_pin(struct sg_bpf *b, int verfd, struct sg_bpf_info *info)
 		link = bpf_program__attach(prog);
 		if (!link) {
 			r = -errno;
-			sgb_fail(info->why, sizeof(info->why), r, "cannot attach %s: %s",
-				 bpf_program__name(prog), strerror(errno));
-			goto out_tmp;
+			return sgb_fail(info->why, sizeof(info->why), r, "cannot attach %s: %s",
+					bpf_program__name(prog), strerror(-r));
 		}
 		snprintf(tmppath, sizeof(tmppath), "%s/%s/%s", b->dir, tmp, bpf_program__name(prog));
 		r = bpf_link__pin(link, tmppath);
 		/* Once pinned, the link lives on without this descriptor. */
 		bpf_link__destroy(link);
-		if (r) {
-			sgb_fail(info->why, sizeof(info->why), r, "cannot pin %s: %s", tmppath,
-				 strerror(-r));
-			goto out_tmp;
-		}
+		if (r)
+			return sgb_fail(info->why, sizeof(info->why), r, "cannot pin %s: %s", tmppath,
+					strerror(-r));
 		info->n_progs++;
 	}
 	/* Published complete, in one step: a reuser never sees half a set. */
 	if (renameat(verfd, tmp, verfd, sgb_mode_dir(b->mode)) < 0) {
 		r = -errno;
-		sgb_fail(info->why, sizeof(info->why), r, "rename %s: %s", tmp, strerror(errno));
-		goto out_tmp;
+		return sgb_fail(info->why, sizeof(info->why), r, "rename %s: %s", tmp, strerror(-r));
 	}
+	(void)steal_pointer(&undo.name);
+	return 0;
+}
+
+/*
+ * Load the MODE set of programs with libbpf (maps reused from the pins
+ * when they exist, pinned when created), then attach and pin them.
+ */
+static int load_and_pin(const struct sg_bpf *b, int verfd, struct sg_bpf_info *info)
+{
+	/* (what LIBBPF_OPTS() expands to, spelt out for cppcheck) */
+	struct bpf_object_open_opts oo = { .sz = sizeof(oo), .pin_root_path = b->dir };
+	SGB_CLEANUP(btf__freep) struct btf *btf = NULL;
+	SGB_CLEANUP(stepguard_bpf__destroyp) struct stepguard_bpf *skel = NULL;
+	double t;
+	int r;
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return sgb_fail(info->why, sizeof(info->why), -ENOENT, "cannot read the kernel's BTF");
+	r = probe_hooks(b->mode, btf, info->why, sizeof(info->why));
+	if (r < 0)
+		return r;
+
+	t = now_ms();
+	skel = stepguard_bpf__open_opts(&oo);
+	if (!skel) {
+		r = -errno;
+		return sgb_fail(info->why, sizeof(info->why), r, "cannot open the BPF object: %s",
+				strerror(-r));
+	}
+	/*
+	 * 6.1's task-storage lookup fails when the per-CPU lock is busy;
+	 * 6.2 added bpf_task_storage_get_recur and lookups stopped failing.
+	 */
+	skel->rodata->sg_lookup_can_fail =
+		btf__find_by_name_kind(btf, "bpf_task_storage_get_recur", BTF_KIND_FUNC) < 0;
+	r = select_programs(skel, b->mode, btf, info);
+	if (r < 0)
+		return r;
+	r = stepguard_bpf__load(skel);
+	info->load_ms = now_ms() - t;
+	if (r)
+		return sgb_fail(info->why, sizeof(info->why), r,
+				"the kernel refused the filter (%s):\n%s", strerror(-r),
+				log_tail_last(900));
+
+	t = now_ms();
+	r = pin_links(b, skel, verfd, info);
+	if (r < 0)
+		return r;
 	info->attach_ms = now_ms() - t;
-	r = 0;
-	goto out;
-out_tmp:
-	/* Unpinning the links we made detaches their programs again. */
-	(void)sgb_remove_tree(verfd, tmp);
-out:
-	stepguard_bpf__destroy(skel);
-	btf__free(btf);
+	return 0;
+}
+
+/* load_and_pin(), with libbpf's messages captured (capture_log()). */
+static int load_captured(const struct sg_bpf *b, int verfd, struct sg_bpf_info *info)
+{
+	libbpf_print_fn_t old_print;
+	int r;
+
+	log_tail_len = 0;
+	log_tail[0] = '\0';
+	old_print = libbpf_set_print(capture_log);
+	r = load_and_pin(b, verfd, info);
+	libbpf_set_print(old_print);
 	return r;
 }
 
@@ -446,11 +493,12 @@ int sg_bpf_open(enum sg_bpf_mode mode, struct sg_bpf **out, struct sg_bpf_info *
 int sg_bpf_open_flags(enum sg_bpf_mode mode, unsigned flags, struct sg_bpf **out,
 		      struct sg_bpf_info *info)
 {
-	struct sg_bpf *b;
-	libbpf_print_fn_t old_print;
+	SGB_CLEANUP(sg_bpf_closep) struct sg_bpf *b = NULL;
+	_cleanup_close_ int rootfd = -1; /* its close releases the loaders' lock */
+	_cleanup_close_ int verfd = -1;
 	double t0 = now_ms();
-	int rootfd = -1, verfd = -1, r;
 	struct stat st;
+	int r;
 
 	memset(info, 0, sizeof(*info));
 	*out = NULL;
@@ -467,80 +515,59 @@ int sg_bpf_open_flags(enum sg_bpf_mode mode, unsigned flags, struct sg_bpf **out
 	snprintf(b->dir, sizeof(b->dir), "%s/%s", SG_BPF_PIN_ROOT, sg_bpf_version());
 	snprintf(info->dir, sizeof(info->dir), "%s", b->dir);
 
-	if (mkdir(SG_BPF_PIN_ROOT, 0700) < 0 && errno != EEXIST) {
-		r = sgb_fail(info->why, sizeof(info->why), -errno, "mkdir %s: %s", SG_BPF_PIN_ROOT,
-			     strerror(errno));
-		goto fail;
-	}
+	if (mkdir(SG_BPF_PIN_ROOT, 0700) < 0 && errno != EEXIST)
+		return sgb_fail(info->why, sizeof(info->why), -errno, "mkdir %s: %s", SG_BPF_PIN_ROOT,
+				strerror(errno));
 	rootfd = open(SG_BPF_PIN_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (rootfd < 0 || fstat(rootfd, &st) < 0) {
-		r = sgb_fail(info->why, sizeof(info->why), -errno, "open %s: %s", SG_BPF_PIN_ROOT,
-			     strerror(errno));
-		goto fail;
-	}
+	if (rootfd < 0 || fstat(rootfd, &st) < 0)
+		return sgb_fail(info->why, sizeof(info->why), -errno, "open %s: %s", SG_BPF_PIN_ROOT,
+				strerror(errno));
 	/* Someone else's directory there would be someone else's filter. */
-	if (st.st_uid != 0 || (st.st_mode & 0022)) {
-		r = sgb_fail(info->why, sizeof(info->why), -EPERM,
-			     "%s is not root's or is group/world-writable", SG_BPF_PIN_ROOT);
-		goto fail;
-	}
+	if (st.st_uid != 0 || (st.st_mode & 0022))
+		return sgb_fail(info->why, sizeof(info->why), -EPERM,
+				"%s is not root's or is group/world-writable", SG_BPF_PIN_ROOT);
 	/*
 	 * One loader at a time: without the lock, two first steps of a boot
 	 * would both load and attach (every hook then runs twice) and race
 	 * on the pins.
 	 */
-	if (flock(rootfd, LOCK_EX) < 0) {
-		r = sgb_fail(info->why, sizeof(info->why), -errno, "flock %s: %s", SG_BPF_PIN_ROOT,
-			     strerror(errno));
-		goto fail;
-	}
+	if (flock(rootfd, LOCK_EX) < 0)
+		return sgb_fail(info->why, sizeof(info->why), -errno, "flock %s: %s", SG_BPF_PIN_ROOT,
+				strerror(errno));
 	sgb_list_stale(rootfd, sg_bpf_version(), info->stale, sizeof(info->stale));
-	if (mkdirat(rootfd, sg_bpf_version(), 0700) < 0 && errno != EEXIST) {
-		r = sgb_fail(info->why, sizeof(info->why), -errno, "mkdir %s: %s", b->dir,
-			     strerror(errno));
-		goto fail;
-	}
+	if (mkdirat(rootfd, sg_bpf_version(), 0700) < 0 && errno != EEXIST)
+		return sgb_fail(info->why, sizeof(info->why), -errno, "mkdir %s: %s", b->dir,
+				strerror(errno));
 	verfd = openat(rootfd, sg_bpf_version(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (verfd < 0) {
-		r = sgb_fail(info->why, sizeof(info->why), -errno, "open %s: %s", b->dir,
-			     strerror(errno));
-		goto fail;
-	}
+	if (verfd < 0)
+		return sgb_fail(info->why, sizeof(info->why), -errno, "open %s: %s", b->dir,
+				strerror(errno));
 
 	if (faccessat(verfd, sgb_mode_dir(mode), F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		/* Paid once per boot: this build's set is attached already. */
 		info->reused = true;
 		r = sgb_count_entries(verfd, sgb_mode_dir(mode));
-		if (r <= 0) {
-			r = sgb_fail(info->why, sizeof(info->why), r < 0 ? r : -ENOENT,
-				     "%s/%s holds no programs", b->dir, sgb_mode_dir(mode));
-			goto fail;
-		}
+		if (r <= 0)
+			return sgb_fail(info->why, sizeof(info->why), r < 0 ? r : -ENOENT,
+					"%s/%s holds no programs", b->dir, sgb_mode_dir(mode));
 		info->n_progs = (unsigned)r;
 	} else {
-		log_tail_len = 0;
-		log_tail[0] = '\0';
-		old_print = libbpf_set_print(capture_log);
-		r = load_and_pin(b, verfd, info);
-		libbpf_set_print(old_print);
+		r = load_captured(b, verfd, info);
 		if (r < 0)
-			goto fail;
+			return r;
 	}
 	r = sgb_open_maps(b, info->why, sizeof(info->why));
 	if (r < 0)
-		goto fail;
-	close(verfd);
-	close(rootfd); /* releases the lock */
+		return r;
 	info->open_ms = now_ms() - t0;
-	*out = b;
+	*out = steal_pointer(&b);
 	return 0;
-fail:
-	if (verfd >= 0)
-		close(verfd);
-	if (rootfd >= 0)
-		close(rootfd);
-	sg_bpf_close(b);
-	return r;
+}
+
+/* pins.c removes a directory it is given: this build's is named here. */
+int sg_bpf_unload(const char *version_dir, bool force, char *why, size_t len)
+{
+	return sgb_unload(version_dir ? version_dir : sg_bpf_version(), force, why, len);
 }
 
 void sg_bpf_close(struct sg_bpf *b)

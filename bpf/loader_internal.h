@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loader_internal.h — what loader.c (probe, load, open), pins.c (the pin
- * directory: listing, unloading) and scope.c (scopes, registration,
- * events) share.  Not for the launcher: it uses bpf/loader.h.
+ * loader_internal.h — struct sg_bpf, the handle bpf/loader.h keeps
+ * opaque, and what the userspace files share: loader.c (probe, load,
+ * open, close), pins.c (the pin directory; its interface to loader.c is
+ * pins.h) and scope.c (scopes, registration, events).  Not for the
+ * launcher: it uses bpf/loader.h.
  */
 #ifndef SG_BPF_LOADER_INTERNAL_H
 #define SG_BPF_LOADER_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
 
 #include <bpf/libbpf.h>
 
@@ -17,9 +22,8 @@
 /* Scopes one handle may add (a launcher adds one). */
 #define SG_MAX_SCOPES 16
 
-/* The maps user space needs, by pin name (sgb_map_names). */
+/* The pinned maps user space opens, indexes of sg_bpf.maps (names: pins.c). */
 enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M__N };
-extern const char *const sgb_map_names[M__N];
 
 struct sg_bpf {
 	enum sg_bpf_mode mode;
@@ -36,23 +40,34 @@ struct sg_bpf {
 	int fn_stop;
 };
 
+/*
+ * systemd's DEFINE_TRIVIAL_CLEANUP_FUNC: FUNC##p(&x) calls FUNC(x) unless
+ * x is NULL, for SGB_CLEANUP(FUNC##p) on a variable, so that what a
+ * library allocates (a skeleton, a BTF, a DIR) is released on every
+ * return, and handed on with steal_pointer() (lib/cleanup.h).
+ */
+#define SGB_DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)     \
+	static inline void func##p(__typeof__(type) *p) \
+	{                                               \
+		if (*p)                                 \
+			func(*p);                       \
+	}
+#define SGB_CLEANUP(fp) __attribute__((cleanup(fp)))
+
 /* Write the reason to WHY (if any) and return ERR. */
-int sgb_fail(char *why, size_t len, int err, const char *fmt, ...)
+static inline int sgb_fail(char *why, size_t len, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* "lsm" or "fmod": the links' directory under the version directory. */
-const char *sgb_mode_dir(enum sg_bpf_mode mode);
+static inline int sgb_fail(char *why, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
 
-/* Unlink everything in directory NAME under DIRFD, then the directory. */
-int sgb_remove_tree(int dirfd, const char *name);
-
-/* Names under the pin root other than OURS, space-separated. */
-void sgb_list_stale(int rootfd, const char *ours, char *out, size_t len);
-
-/* The number of entries (pinned links) in directory NAME under DIRFD. */
-int sgb_count_entries(int dirfd, const char *name);
-
-/* Open every pinned map of b->dir into b->maps. */
-int sgb_open_maps(struct sg_bpf *b, char *why, size_t len);
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
 
 #endif /* SG_BPF_LOADER_INTERNAL_H */

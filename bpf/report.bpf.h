@@ -10,8 +10,9 @@
 #define SG_REPORT_BPF_H
 
 /*
- * Building a path for an event: the same walk, prepending names.  The
- * callback's context only carries the scratch buffer; the state is in it.
+ * Building a path for an event: the walk's climb (sg_step_up()),
+ * prepending names.  The callback's context only carries the scratch
+ * buffer; the state is in it.
  */
 struct sg_pathb {
 	struct sg_scratch *s;
@@ -20,45 +21,25 @@ struct sg_pathb {
 static long sg_path_step(__u32 i, void *data)
 {
 	struct sg_scratch *s = ((struct sg_pathb *)data)->s;
-	struct dentry *d, *parent;
 	const unsigned char *name;
-	__u64 len, pos, mnt;
+	__u64 len, pos;
+	struct dentry *d;
+	enum sg_up up;
 
 	if (!s)
 		return 1;
 	d = (void *)s->pb_dentry;
-	mnt = s->pb_mnt;
-	if (mnt) {
-		struct vfsmount *vfs = (void *)mnt;
-
-		if (BPF_CORE_READ(vfs, mnt_root) == d) {
-			struct mount *m = sg_real_mount(mnt);
-			struct mount *up = BPF_CORE_READ(m, mnt_parent);
-
-			if (!up || up == m) {
-				s->pb_done = 1;
-				return 1;
-			}
-			s->pb_dentry = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
-			s->pb_mnt = (__u64)&up->mnt;
-			return 0;
-		}
-	}
-	parent = BPF_CORE_READ(d, d_parent);
-	if (!parent || parent == d) {
-		if (!mnt) {
-			__u64 m = sg_sole_mount(d);
-
-			if (m) {
-				s->pb_mnt = m;
-				return 0;
-			}
-		}
-		/* The top of a file system whose mount is not known. */
-		s->pb_flags |= SG_EV_PATH_FSREL;
+	up = sg_step_up(s->pb_mnt, d, &s->pb_mnt, &s->pb_dentry);
+	if (up == SG_UP_MOUNT)
+		return 0;
+	if (up != SG_UP_PARENT) {
+		/* Not the top mount: the top of a file system whose mount is not known. */
+		if (up != SG_UP_TOP)
+			s->pb_flags |= SG_EV_PATH_FSREL;
 		s->pb_done = 1;
 		return 1;
 	}
+	/* D's name: the state has moved on to its parent already. */
 	len = BPF_CORE_READ(d, d_name.len);
 	name = BPF_CORE_READ(d, d_name.name);
 	pos = s->pb_pos;
@@ -79,7 +60,6 @@ static long sg_path_step(__u32 i, void *data)
 	s->work[pos] = '/';
 	bpf_probe_read_kernel(&s->work[pos + 1], len & SG_NAME_MAX, name);
 	s->pb_pos = pos;
-	s->pb_dentry = (__u64)parent;
 	return 0;
 }
 

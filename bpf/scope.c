@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf/loader_internal.h"
+#include "lib/cleanup.h"
 
 static int pidfd_self(void)
 {
@@ -197,18 +198,16 @@ static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size
 			  size_t *failed)
 {
 	struct sg_registrar reg = { .scope = scope };
-	int pidfd, r = 0;
+	_cleanup_close_ int pidfd = -1;
+	int r = 0;
 
 	if ((pid_t)syscall(SYS_gettid) != getpid())
 		return -EINVAL; /* the pidfd names the main thread, which must do the calls */
 	pidfd = pidfd_self();
 	if (pidfd < 0)
 		return pidfd;
-	if (bpf_map_update_elem(b->maps[M_REGISTRAR], &pidfd, &reg, BPF_ANY) < 0) {
-		r = -errno;
-		close(pidfd);
-		return r;
-	}
+	if (bpf_map_update_elem(b->maps[M_REGISTRAR], &pidfd, &reg, BPF_ANY) < 0)
+		return -errno;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		uint32_t before;
 		int tries = 0, e = 0;
@@ -247,16 +246,32 @@ static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size
 	}
 	if (bpf_map_delete_elem(b->maps[M_REGISTRAR], &pidfd) < 0 && r == 0)
 		r = -errno;
-	close(pidfd);
 	return r;
+}
+
+/*
+ * A scope being added: every failure drops it again (drop_scope()), so
+ * that no scope that no step will use is left in the maps.
+ */
+struct scope_undo {
+	struct sg_bpf *b;
+	uint32_t id; /* 0: nothing to drop */
+};
+
+static void scope_undo_drop(const struct scope_undo *u)
+{
+	if (u->id)
+		(void)drop_scope(u->b, u->id);
 }
 
 int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t mode,
 		     uint32_t *scope, size_t *failed)
 {
 	struct sg_scope pol = { .mode = mode };
+	_cleanup_close_ int ring_fd = -1;
+	SGB_CLEANUP(scope_undo_drop) struct scope_undo undo = { .b = b };
 	uint32_t id = 0;
-	int ring_fd = -1, r;
+	int r;
 
 	if (failed)
 		*failed = n;
@@ -280,40 +295,30 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
 		if (errno != EEXIST || tries > 16)
 			return -errno;
 	}
+	undo.id = id;
 
 	ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sg_ring", 0, 0, SG_RING_SIZE, NULL);
-	if (ring_fd < 0) {
-		r = -errno;
-		goto fail;
-	}
-	if (bpf_map_update_elem(b->maps[M_RINGS], &id, &ring_fd, BPF_NOEXIST) < 0) {
-		r = errno == E2BIG ? -ENOSPC : -errno;
-		goto fail;
-	}
+	if (ring_fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(b->maps[M_RINGS], &id, &ring_fd, BPF_NOEXIST) < 0)
+		return errno == E2BIG ? -ENOSPC : -errno;
 	r = register_roots(b, id, root_fds, n, failed);
 	if (r < 0)
-		goto fail;
+		return r;
 
 	if (!b->rb) {
 		b->rb = ring_buffer__new(ring_fd, ring_sample, b, NULL);
-		if (!b->rb) {
-			r = -errno;
-			goto fail;
-		}
+		if (!b->rb)
+			return -errno;
 	} else if (ring_buffer__add(b->rb, ring_fd, ring_sample, b) < 0) {
-		r = -errno;
-		goto fail;
+		return -errno;
 	}
+	undo.id = 0; /* complete: the handle's until sg_bpf_remove_scope() */
 	b->scopes[b->n_scopes].id = id;
-	b->scopes[b->n_scopes].ring_fd = ring_fd;
+	b->scopes[b->n_scopes].ring_fd = steal_fd(&ring_fd);
 	b->n_scopes++;
 	*scope = id;
 	return 0;
-fail:
-	(void)drop_scope(b, id);
-	if (ring_fd >= 0)
-		close(ring_fd);
-	return r;
 }
 
 int sg_bpf_confine_pid(struct sg_bpf *b, int pidfd, uint32_t scope)

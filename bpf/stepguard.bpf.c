@@ -25,6 +25,9 @@
  *         decide                        sg_walk(): object identity
  *         event                         sg_refuse()
  *
+ * SG_HOOK() writes the first line of every program, SG_GUARD() the
+ * first two of the guards (which decide on the task, not on an object).
+ *
  * Decisions are by object identity, never by path strings: the roots are
  * (mount, dentry) pairs taken from the O_PATH descriptors stepguard opened
  * at start (sg_register()), and a decision walks the ancestry of the
@@ -99,22 +102,44 @@ static __always_inline bool sg_same_scope(const struct sg_cur *c, struct task_st
 
 /*
  * The hooks.  do_<hook>() is the body; SG_HOOK() emits the lsm/ and the
- * fmod_ret/ program around it.  FMOD is a constant in each program, so
- * what differs between the modes (bpf_d_path is allowed on some
- * security_* functions, never on non-sleepable LSM hooks) compiles away.
+ * fmod_ret/ program around it, and their first line: a refusal by an
+ * earlier LSM or program stands, and the body never runs.  FMOD is a
+ * constant in each program, so what differs between the modes
+ * (bpf_d_path is allowed on some security_* functions, never on
+ * non-sleepable LSM hooks) compiles away.
  */
 #define SG_UNPACK(...) __VA_ARGS__
 #define SG_HOOK(hook, args, call)                                         \
 	SEC("lsm/" #hook)                                                 \
 	int BPF_PROG(lsm_##hook, SG_UNPACK args, int ret)                 \
 	{                                                                 \
-		return do_##hook(false, SG_UNPACK call, ret);             \
+		if (ret)                                                  \
+			return ret;                                       \
+		return do_##hook(false, SG_UNPACK call);                  \
 	}                                                                 \
 	SEC("fmod_ret/security_" #hook)                                   \
 	int BPF_PROG(fmod_##hook, SG_UNPACK args, int ret)                \
 	{                                                                 \
-		return do_##hook(true, SG_UNPACK call, ret);              \
+		if (ret)                                                  \
+			return ret;                                       \
+		return do_##hook(true, SG_UNPACK call);                   \
 	}
+
+/*
+ * The guards judge the task, not an object: guard_<hook>() runs only for
+ * a confined task, and returns 0 or sg_guard()'s answer.  SG_GUARD()
+ * writes the do_<hook>() that asks sg_current() first, and the programs.
+ */
+#define SG_GUARD(hook, args, call)                                        \
+	static __always_inline int do_##hook(bool fmod, SG_UNPACK args)  \
+	{                                                                 \
+		struct sg_cur c;                                          \
+									  \
+		if (!sg_current(&c))                                      \
+			return 0;                                         \
+		return guard_##hook(&c, SG_UNPACK call);                  \
+	}                                                                 \
+	SG_HOOK(hook, args, call)
 
 /* Does this open write?  By the flags asked for, not only FMODE_WRITE. */
 static __always_inline bool sg_open_writes(struct file *file)
@@ -128,13 +153,11 @@ static __always_inline bool sg_open_writes(struct file *file)
 	       (BPF_CORE_READ(file, f_mode) & FMODE_WRITE);
 }
 
-static __always_inline int do_file_open(bool fmod, struct file *file, int ret)
+static __always_inline int do_file_open(bool fmod, struct file *file)
 {
 	struct sg_cur c;
 	struct sg_objs o = {};
 
-	if (ret)
-		return ret;
 	if (!sg_current(&c))
 		return 0;
 	if (!sg_open_writes(file))
@@ -195,12 +218,10 @@ static __always_inline bool sg_dir_creates(const struct path *dir, bool regular)
  * redirect would be reported as a refused create.
  */
 static __always_inline int do_path_mknod(bool fmod, const struct path *dir, struct dentry *dentry,
-					 umode_t mode, unsigned int dev, int ret)
+					 umode_t mode, unsigned int dev)
 {
 	bool regular = (mode & S_IFMT) == S_IFREG || !(mode & S_IFMT);
 
-	if (ret)
-		return ret;
 	if (!sg_dir_creates(dir, regular))
 		return 0;
 	return sg_create(regular ? SG_OP_CREATE : SG_OP_MKNOD, mode, dir, dentry);
@@ -209,40 +230,30 @@ SG_HOOK(path_mknod, (const struct path *dir, struct dentry *dentry, umode_t mode
 	(dir, dentry, mode, dev))
 
 static __always_inline int do_path_mkdir(bool fmod, const struct path *dir, struct dentry *dentry,
-					 umode_t mode, int ret)
+					 umode_t mode)
 {
-	if (ret)
-		return ret;
 	return sg_create(SG_OP_MKDIR, mode, dir, dentry);
 }
 SG_HOOK(path_mkdir, (const struct path *dir, struct dentry *dentry, umode_t mode),
 	(dir, dentry, mode))
 
 static __always_inline int do_path_symlink(bool fmod, const struct path *dir, struct dentry *dentry,
-					   const char *old_name, int ret)
+					   const char *old_name)
 {
-	if (ret)
-		return ret;
 	return sg_create(SG_OP_SYMLINK, 0, dir, dentry);
 }
 SG_HOOK(path_symlink, (const struct path *dir, struct dentry *dentry, const char *old_name),
 	(dir, dentry, old_name))
 
 /* Removing a name writes its directory. */
-static __always_inline int do_path_rmdir(bool fmod, const struct path *dir, struct dentry *dentry,
-					 int ret)
+static __always_inline int do_path_rmdir(bool fmod, const struct path *dir, struct dentry *dentry)
 {
-	if (ret)
-		return ret;
 	return sg_create(SG_OP_RMDIR, 0, dir, dentry);
 }
 SG_HOOK(path_rmdir, (const struct path *dir, struct dentry *dentry), (dir, dentry))
 
-static __always_inline int do_path_unlink(bool fmod, const struct path *dir, struct dentry *dentry,
-					  int ret)
+static __always_inline int do_path_unlink(bool fmod, const struct path *dir, struct dentry *dentry)
 {
-	if (ret)
-		return ret;
 	return sg_create(SG_OP_UNLINK, 0, dir, dentry);
 }
 SG_HOOK(path_unlink, (const struct path *dir, struct dentry *dentry), (dir, dentry))
@@ -255,13 +266,11 @@ SG_HOOK(path_unlink, (const struct path *dir, struct dentry *dentry), (dir, dent
  */
 static __always_inline int do_path_rename(bool fmod, const struct path *old_dir,
 					  struct dentry *old_dentry, const struct path *new_dir,
-					  struct dentry *new_dentry, unsigned int flags, int ret)
+					  struct dentry *new_dentry, unsigned int flags)
 {
 	struct sg_cur c;
 	struct sg_objs o = {};
 
-	if (ret)
-		return ret;
 	if (!sg_current(&c))
 		return 0;
 	o.mnt1 = o.pmnt1 = (__u64)BPF_CORE_READ(old_dir, mnt);
@@ -285,13 +294,11 @@ SG_HOOK(path_rename,
  * is on the new directory's mount.
  */
 static __always_inline int do_path_link(bool fmod, struct dentry *old_dentry,
-					const struct path *new_dir, struct dentry *new_dentry, int ret)
+					const struct path *new_dir, struct dentry *new_dentry)
 {
 	struct sg_cur c;
 	struct sg_objs o = {};
 
-	if (ret)
-		return ret;
 	if (!sg_current(&c))
 		return 0;
 	o.mnt1 = o.pmnt1 = o.mnt2 = o.pmnt2 = (__u64)BPF_CORE_READ(new_dir, mnt);
@@ -319,27 +326,21 @@ static __always_inline int sg_object(bool fmod, __u16 op, __u64 arg, const struc
 	return sg_decide(&c, op, arg, &o);
 }
 
-static __always_inline int do_path_truncate(bool fmod, const struct path *path, int ret)
+static __always_inline int do_path_truncate(bool fmod, const struct path *path)
 {
-	if (ret)
-		return ret;
 	return sg_object(fmod, SG_OP_TRUNCATE, 0, path, true);
 }
 SG_HOOK(path_truncate, (const struct path *path), (path))
 
 /* ftruncate(2) and O_TRUNC from 6.2 on; absent on 6.1 (the loader skips it). */
-static __always_inline int do_file_truncate(bool fmod, struct file *file, int ret)
+static __always_inline int do_file_truncate(bool fmod, struct file *file)
 {
-	if (ret)
-		return ret;
 	return sg_object(fmod, SG_OP_TRUNCATE, 0, &file->f_path, false);
 }
 SG_HOOK(file_truncate, (struct file *file), (file))
 
-static __always_inline int do_path_chmod(bool fmod, const struct path *path, umode_t mode, int ret)
+static __always_inline int do_path_chmod(bool fmod, const struct path *path, umode_t mode)
 {
-	if (ret)
-		return ret;
 	return sg_object(fmod, SG_OP_CHMOD, mode, path, false);
 }
 SG_HOOK(path_chmod, (const struct path *path, umode_t mode), (path, mode))
@@ -348,11 +349,8 @@ SG_HOOK(path_chmod, (const struct path *path, umode_t mode), (path, mode))
  * kuid_t and kgid_t are one-member structs passed by value: one u64 slot
  * each, read here as their 32-bit value.
  */
-static __always_inline int do_path_chown(bool fmod, const struct path *path, __u32 uid, __u32 gid,
-					 int ret)
+static __always_inline int do_path_chown(bool fmod, const struct path *path, __u32 uid, __u32 gid)
 {
-	if (ret)
-		return ret;
 	/* (uid_t)-1 twice is "change nothing": the registration call. */
 	if (uid == (__u32)-1 && gid == (__u32)-1) {
 		int r = sg_register(path);
@@ -386,13 +384,10 @@ static __always_inline int sg_dentry(__u16 op, __u64 arg, struct dentry *dentry)
  * inode_setattr when it changes times and nothing a path hook has
  * already judged (mode and owners: path_chmod/chown; size: truncate).
  */
-static __always_inline int do_inode_setattr(struct dentry *dentry, struct iattr *attr, int ret)
+static __always_inline int do_inode_setattr(struct dentry *dentry, struct iattr *attr)
 {
-	unsigned int valid;
+	unsigned int valid = BPF_CORE_READ(attr, ia_valid);
 
-	if (ret)
-		return ret;
-	valid = BPF_CORE_READ(attr, ia_valid);
 	if (valid & (ATTR_MODE | ATTR_UID | ATTR_GID | ATTR_SIZE))
 		return 0;
 	if (!(valid & (ATTR_ATIME | ATTR_MTIME | ATTR_ATIME_SET | ATTR_MTIME_SET | ATTR_TIMES_SET |
@@ -411,28 +406,32 @@ static __always_inline int do_inode_setattr(struct dentry *dentry, struct iattr 
 SEC("lsm/inode_setattr")
 int BPF_PROG(lsm_inode_setattr2, struct dentry *dentry, struct iattr *attr, int ret)
 {
-	return do_inode_setattr(dentry, attr, ret);
+	if (ret)
+		return ret;
+	return do_inode_setattr(dentry, attr);
 }
 
 SEC("lsm/inode_setattr")
 int BPF_PROG(lsm_inode_setattr, void *idmap, struct dentry *dentry, struct iattr *attr, int ret)
 {
-	return do_inode_setattr(dentry, attr, ret);
+	if (ret)
+		return ret;
+	return do_inode_setattr(dentry, attr);
 }
 
 SEC("fmod_ret/security_inode_setattr")
 int BPF_PROG(fmod_inode_setattr, void *idmap, struct dentry *dentry, struct iattr *attr, int ret)
 {
-	return do_inode_setattr(dentry, attr, ret);
+	if (ret)
+		return ret;
+	return do_inode_setattr(dentry, attr);
 }
 
 /* First argument: user_namespace (6.1) or mnt_idmap (6.3+), unused. */
 static __always_inline int do_inode_setxattr(bool fmod, void *idmap, struct dentry *dentry,
 					     const char *name, const void *value, size_t size,
-					     int flags, int ret)
+					     int flags)
 {
-	if (ret)
-		return ret;
 	return sg_dentry(SG_OP_SETXATTR, 0, dentry);
 }
 SG_HOOK(inode_setxattr,
@@ -441,10 +440,8 @@ SG_HOOK(inode_setxattr,
 	(idmap, dentry, name, value, size, flags))
 
 static __always_inline int do_inode_removexattr(bool fmod, void *idmap, struct dentry *dentry,
-						const char *name, int ret)
+						const char *name)
 {
-	if (ret)
-		return ret;
 	return sg_dentry(SG_OP_REMOVEXATTR, 0, dentry);
 }
 SG_HOOK(inode_removexattr, (void *idmap, struct dentry *dentry, const char *name),
@@ -456,20 +453,16 @@ SG_HOOK(inode_removexattr, (void *idmap, struct dentry *dentry, const char *name
  * hooks, absent on 6.1 (the loader skips them there).
  */
 static __always_inline int do_inode_set_acl(bool fmod, void *idmap, struct dentry *dentry,
-					    const char *acl_name, void *kacl, int ret)
+					    const char *acl_name, void *kacl)
 {
-	if (ret)
-		return ret;
 	return sg_dentry(SG_OP_SETXATTR, 1, dentry);
 }
 SG_HOOK(inode_set_acl, (void *idmap, struct dentry *dentry, const char *acl_name, void *kacl),
 	(idmap, dentry, acl_name, kacl))
 
 static __always_inline int do_inode_remove_acl(bool fmod, void *idmap, struct dentry *dentry,
-					       const char *acl_name, int ret)
+					       const char *acl_name)
 {
-	if (ret)
-		return ret;
 	return sg_dentry(SG_OP_REMOVEXATTR, 1, dentry);
 }
 SG_HOOK(inode_remove_acl, (void *idmap, struct dentry *dentry, const char *acl_name),
@@ -489,10 +482,8 @@ static __always_inline bool sg_ioctl_writes(unsigned int cmd)
 }
 
 static __always_inline int do_file_ioctl(bool fmod, struct file *file, unsigned int cmd,
-					 unsigned long arg, int ret)
+					 unsigned long arg)
 {
-	if (ret)
-		return ret;
 	if (!sg_ioctl_writes(cmd))
 		return 0;
 	return sg_object(fmod, SG_OP_CHATTR, cmd, &file->f_path, false);
@@ -501,9 +492,9 @@ SG_HOOK(file_ioctl, (struct file *file, unsigned int cmd, unsigned long arg), (f
 
 /* The same from 32-bit tasks (a hook of its own since 6.8, backported to 6.1). */
 static __always_inline int do_file_ioctl_compat(bool fmod, struct file *file, unsigned int cmd,
-						unsigned long arg, int ret)
+						unsigned long arg)
 {
-	return do_file_ioctl(fmod, file, cmd, arg, ret);
+	return do_file_ioctl(fmod, file, cmd, arg);
 }
 SG_HOOK(file_ioctl_compat, (struct file *file, unsigned int cmd, unsigned long arg),
 	(file, cmd, arg))
@@ -515,100 +506,65 @@ SG_HOOK(file_ioctl_compat, (struct file *file, unsigned int cmd, unsigned long a
  * task cannot reach the filter's maps, blind or kill its stepguard, or
  * change what a path names.
  */
-static __always_inline int do_bpf(bool fmod, int cmd, void *attr, unsigned int size, int ret)
+static __always_inline int guard_bpf(struct sg_cur *c, int cmd, void *attr, unsigned int size)
 {
-	struct sg_cur c;
-
-	if (ret)
-		return ret;
-	if (!sg_current(&c))
-		return 0;
-	return sg_guard(&c, SG_OP_BPF, cmd);
+	return sg_guard(c, SG_OP_BPF, cmd);
 }
-SG_HOOK(bpf, (int cmd, void *attr, unsigned int size), (cmd, attr, size))
+SG_GUARD(bpf, (int cmd, void *attr, unsigned int size), (cmd, attr, size))
 
 /*
  * Signals stay inside the scope: a step may signal its own tasks, not its
  * stepguard, another step or anything unconfined.  (Signals the kernel
  * sends, such as SIGCHLD to the parent, do not pass through this hook.)
  */
-static __always_inline int do_task_kill(bool fmod, struct task_struct *p, void *info, int sig,
-					const void *cred, int ret)
+static __always_inline int guard_task_kill(struct sg_cur *c, struct task_struct *p, void *info,
+					   int sig, const void *cred)
 {
-	struct sg_cur c;
-
-	if (ret)
-		return ret;
-	if (!sg_current(&c))
+	if (sg_same_scope(c, p))
 		return 0;
-	if (sg_same_scope(&c, p))
-		return 0;
-	return sg_guard(&c, SG_OP_KILL, (__u64)BPF_CORE_READ(p, tgid) << 32 | (__u32)sig);
+	return sg_guard(c, SG_OP_KILL, (__u64)BPF_CORE_READ(p, tgid) << 32 | (__u32)sig);
 }
-SG_HOOK(task_kill, (struct task_struct *p, void *info, int sig, const void *cred),
-	(p, info, sig, cred))
+SG_GUARD(task_kill, (struct task_struct *p, void *info, int sig, const void *cred),
+	 (p, info, sig, cred))
 
 /*
  * ptrace, process_vm_writev, /proc/<pid>/mem, /fd, /environ and
  * pidfd_getfd all ask ptrace_may_access(): the same rule as signals.
  */
-static __always_inline int do_ptrace_access_check(bool fmod, struct task_struct *child,
-						  unsigned int mode, int ret)
+static __always_inline int guard_ptrace_access_check(struct sg_cur *c, struct task_struct *child,
+						     unsigned int mode)
 {
-	struct sg_cur c;
-
-	if (ret)
-		return ret;
-	if (!sg_current(&c))
+	if (sg_same_scope(c, child))
 		return 0;
-	if (sg_same_scope(&c, child))
-		return 0;
-	return sg_guard(&c, SG_OP_PTRACE, (__u64)BPF_CORE_READ(child, tgid) << 32 | mode);
+	return sg_guard(c, SG_OP_PTRACE, (__u64)BPF_CORE_READ(child, tgid) << 32 | mode);
 }
-SG_HOOK(ptrace_access_check, (struct task_struct *child, unsigned int mode), (child, mode))
+SG_GUARD(ptrace_access_check, (struct task_struct *child, unsigned int mode), (child, mode))
 
 /* A mount changes what every path names: no confined task may. */
-static __always_inline int do_sb_mount(bool fmod, const char *dev_name, const struct path *path,
-				       const char *type, unsigned long flags, void *data, int ret)
+static __always_inline int guard_sb_mount(struct sg_cur *c, const char *dev_name,
+					  const struct path *path, const char *type,
+					  unsigned long flags, void *data)
 {
-	struct sg_cur c;
-
-	if (ret)
-		return ret;
-	if (!sg_current(&c))
-		return 0;
-	return sg_guard(&c, SG_OP_MOUNT, flags);
+	return sg_guard(c, SG_OP_MOUNT, flags);
 }
-SG_HOOK(sb_mount,
-	(const char *dev_name, const struct path *path, const char *type, unsigned long flags,
-	 void *data),
-	(dev_name, path, type, flags, data))
+SG_GUARD(sb_mount,
+	 (const char *dev_name, const struct path *path, const char *type, unsigned long flags,
+	  void *data),
+	 (dev_name, path, type, flags, data))
 
-static __always_inline int do_sb_umount(bool fmod, struct vfsmount *mnt, int flags, int ret)
+static __always_inline int guard_sb_umount(struct sg_cur *c, struct vfsmount *mnt, int flags)
 {
-	struct sg_cur c;
-
-	if (ret)
-		return ret;
-	if (!sg_current(&c))
-		return 0;
-	return sg_guard(&c, SG_OP_MOUNT, flags);
+	return sg_guard(c, SG_OP_MOUNT, flags);
 }
-SG_HOOK(sb_umount, (struct vfsmount *mnt, int flags), (mnt, flags))
+SG_GUARD(sb_umount, (struct vfsmount *mnt, int flags), (mnt, flags))
 
-static __always_inline int do_move_mount(bool fmod, const struct path *from_path,
-					 const struct path *to_path, int ret)
+static __always_inline int guard_move_mount(struct sg_cur *c, const struct path *from_path,
+					    const struct path *to_path)
 {
-	struct sg_cur c;
-
-	if (ret)
-		return ret;
-	if (!sg_current(&c))
-		return 0;
-	return sg_guard(&c, SG_OP_MOUNT, 0);
+	return sg_guard(c, SG_OP_MOUNT, 0);
 }
-SG_HOOK(move_mount, (const struct path *from_path, const struct path *to_path),
-	(from_path, to_path))
+SG_GUARD(move_mount, (const struct path *from_path, const struct path *to_path),
+	 (from_path, to_path))
 
 /*
  * Inheritance.  Every new task (fork, vfork, clone, threads, io_uring
@@ -619,14 +575,12 @@ SG_HOOK(move_mount, (const struct path *from_path, const struct path *to_path),
  * fork instead.
  */
 static __always_inline int do_task_alloc(bool fmod, struct task_struct *task,
-					 unsigned long clone_flags, int ret)
+					 unsigned long clone_flags)
 {
 	struct sg_cur c;
 	struct sg_mark mark = {};
 	struct sg_mark *child;
 
-	if (ret)
-		return ret;
 	if (!sg_current(&c))
 		return 0;
 	if (c.why == SG_WHY_UNKNOWN) {
