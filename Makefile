@@ -59,14 +59,15 @@ LDFLAGS  += $(SANFLAGS)
 # tests of a directory link only against it and what it stands on, so a
 # syscall or a launcher call creeping into policy/ fails their build.
 LIB_SRCS      := lib/error.c lib/strbuf.c lib/env.c lib/log.c lib/opterr.c lib/denial.c lib/root.c
-POLICY_SRCS   := policy/policy.c policy/scan.c policy/dump.c policy/expand.c policy/gaps.c \
-	policy/ruling.c
-CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/seccomp.c confine/user.c \
-	confine/fdpass.c
+POLICY_SRCS   := policy/policy.c policy/scan.c policy/parse.c policy/words.c policy/dump.c \
+	policy/expand.c policy/gaps.c policy/ruling.c
+CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/seccomp.c \
+	confine/seccomp_deny.c confine/user.c confine/fdpass.c
 SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/resolve.c confine/supervisor/ops.c
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
-SELFTEST_SRCS := selftest/selftest.c selftest/report.c selftest/area.c
+SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
+	selftest/area.c
 LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c \
 	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c
 LAUNCHER_MAIN := launcher/main.c
@@ -136,12 +137,14 @@ TEST_LINK_test_expand          := $(POLICY_OBJS)
 TEST_LINK_test_ruling          := $(POLICY_OBJS) $(DEFAULT_OBJS)
 TEST_LINK_test_default_policy  := $(POLICY_OBJS) $(DEFAULT_OBJS)
 TEST_LINK_test_options         := $(call objs,launcher/options.c) $(POLICY_OBJS)
-TEST_LINK_test_policy_load     := $(call objs,launcher/policy_load.c confine/seccomp.c) \
+TEST_LINK_test_policy_load     := $(call objs,launcher/policy_load.c confine/seccomp_deny.c) \
 	$(POLICY_OBJS) $(DEFAULT_OBJS)
 TEST_LINK_test_landlock        := $(call objs,confine/landlock.c) $(LIB_OBJS)
-TEST_LINK_test_seccomp         := $(CONFINE_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
-TEST_LINK_test_supervisor      := $(CONFINE_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
-TEST_LINK_test_log             := $(CONFINE_OBJS) $(POLICY_OBJS) $(BPF_OBJS)
+TEST_LINK_test_seccomp         := $(call objs,confine/seccomp.c confine/seccomp_deny.c $(SUPERVISOR_SRCS)) \
+	$(LIB_OBJS)
+TEST_LINK_test_supervisor      := $(call objs,confine/seccomp.c confine/seccomp_deny.c confine/fdpass.c \
+	$(SUPERVISOR_SRCS)) $(LIB_OBJS)
+TEST_LINK_test_log             := $(call objs,confine/user.c) $(POLICY_OBJS)
 TEST_LINK_test_audit           := $(AUDIT_OBJS) $(POLICY_OBJS)
 
 .SECONDEXPANSION:

@@ -38,8 +38,8 @@ static int fill_from_passwd(struct sg_user *u, const struct passwd *pw, gid_t gi
 	return 0;
 }
 
-int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u, char *msg,
-		    size_t msglen)
+int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
+		    struct sg_error *err)
 {
 	const char *sudo_uid = sg_env_get(envp, "SUDO_UID");
 	const char *sudo_gid = sg_env_get(envp, "SUDO_GID");
@@ -52,28 +52,20 @@ int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u, cha
 	if (spec) {
 		errno = 0;
 		pw = parse_id(spec, &id) == 0 ? getpwuid((uid_t)id) : getpwnam(spec);
-		if (!pw) {
-			snprintf(msg, msglen, "--user %s: no such user in the password database", spec);
-			return -ENOENT;
-		}
+		if (!pw)
+			return sg_errorf(err, -ENOENT, NULL, 0, "--user %s: no such user in the password database", spec);
 		gid = pw->pw_gid;
 		u->why = "--user";
 	} else if (self == 0 && sudo_uid && *sudo_uid) {
-		if (parse_id(sudo_uid, &id) < 0) {
-			snprintf(msg, msglen, "SUDO_UID=\"%s\" is not a user id", sudo_uid);
-			return -EINVAL;
-		}
+		if (parse_id(sudo_uid, &id) < 0)
+			return sg_errorf(err, -EINVAL, NULL, 0, "SUDO_UID=\"%s\" is not a user id", sudo_uid);
 		pw = getpwuid((uid_t)id);
-		if (!pw) {
-			snprintf(msg, msglen, "SUDO_UID=%lu is not in the password database", id);
-			return -ENOENT;
-		}
+		if (!pw)
+			return sg_errorf(err, -ENOENT, NULL, 0, "SUDO_UID=%lu is not in the password database", id);
 		gid = pw->pw_gid;
 		if (sudo_gid && *sudo_gid) {
-			if (parse_id(sudo_gid, &id) < 0) {
-				snprintf(msg, msglen, "SUDO_GID=\"%s\" is not a group id", sudo_gid);
-				return -EINVAL;
-			}
+			if (parse_id(sudo_gid, &id) < 0)
+				return sg_errorf(err, -EINVAL, NULL, 0, "SUDO_GID=\"%s\" is not a group id", sudo_gid);
 			gid = (gid_t)id;
 		}
 		u->why = "SUDO_UID";
@@ -89,16 +81,12 @@ int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u, cha
 		return 0; /* nothing changes: keep our own groups too */
 	}
 
-	if (self != 0 && pw->pw_uid != self) {
-		snprintf(msg, msglen,
-			 "--user %s: only root can run a step as another user (stepguard is never setuid)",
-			 spec);
-		return -EPERM;
-	}
-	if (fill_from_passwd(u, pw, gid) < 0) {
-		snprintf(msg, msglen, "user %s is in more than %d groups", pw->pw_name, SG_MAX_GROUPS);
-		return -E2BIG;
-	}
+	if (self != 0 && pw->pw_uid != self)
+		return sg_errorf(err, -EPERM, NULL, 0,
+				 "--user %s: only root can run a step as another user (stepguard is never setuid)",
+				 spec);
+	if (fill_from_passwd(u, pw, gid) < 0)
+		return sg_errorf(err, -E2BIG, NULL, 0, "user %s is in more than %d groups", pw->pw_name, SG_MAX_GROUPS);
 	u->drop = self == 0 && u->uid != 0;
 	if (self == 0 && u->uid == 0)
 		u->drop = false; /* root asked for root: nothing to change */

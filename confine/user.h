@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "lib/error.h"
+
 #define SG_MAX_GROUPS 256
 
 struct sg_user {
@@ -29,11 +31,11 @@ struct sg_user {
 
 /*
  * Decide the step's user from SPEC (--user NAME|UID, may be NULL) and
- * ENVP.  Returns 0, or -errno with a message in MSG.  Looks up the
- * password and group databases; changes nothing.
+ * ENVP.  Returns 0, or -errno with the message in ERR (about no file).
+ * Looks up the password and group databases; changes nothing.
  */
-int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u, char *msg,
-		    size_t msglen);
+int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
+		    struct sg_error *err);
 
 /*
  * Become U for good: supplementary groups, then gid, then uid (the order

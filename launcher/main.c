@@ -76,17 +76,16 @@ int main(int argc, char **argv)
 {
 	struct sg_options opt;
 	struct sg_plan plan;
-	struct sg_error err = { .file = "stepguard" };
-	char msg[2048] = "";
+	struct sg_error err = { 0 };
 	int r, status;
 
 	/* A subcommand, not a command to confine: "stepguard -- audit" runs one. */
 	if (argc > 1 && strcmp(argv[1], "audit") == 0)
 		return sg_audit_main(argc - 1, argv + 1, environ);
 
-	r = sg_options_parse(argc, argv, environ, &opt, msg, sizeof(msg));
+	r = sg_options_parse(argc, argv, environ, &opt, &err);
 	if (r < 0) {
-		fprintf(stderr, "stepguard: %s\n", msg);
+		sg_plan_print_error(&err);
 		sg_options_free(&opt);
 		return SG_EXIT_USAGE;
 	}
@@ -100,6 +99,8 @@ int main(int argc, char **argv)
 		return status;
 	}
 
+	/* As before the plan: a policy error without a file is stepguard's own. */
+	snprintf(err.file, sizeof(err.file), "stepguard");
 	r = sg_plan_base(&plan, &opt, environ, &err);
 	if (r == -ENOMEM)
 		fprintf(stderr, "stepguard: out of memory\n");

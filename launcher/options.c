@@ -82,26 +82,26 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int bad(char *msg, size_t len, const char *what, const char *arg)
+/* An option's value refused: "WHAT: "ARG"", about no file. */
+static int bad(struct sg_error *err, const char *what, const char *arg)
 {
-	snprintf(msg, len, "%s: \"%s\"", what, arg);
-	return -EINVAL;
+	return sg_errorf(err, -EINVAL, NULL, 0, "%s: \"%s\"", what, arg);
 }
 
 /* Step names appear in logs and select [step:NAME]: keep them plain. */
-static int check_step_name(const char *s, char *msg, size_t len)
+static int check_step_name(const char *s, struct sg_error *err)
 {
 	if (!*s)
-		return bad(msg, len, "empty step name", s);
+		return bad(err, "empty step name", s);
 	for (const char *q = s; *q; q++)
 		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
 		      (*q >= '0' && *q <= '9') || *q == '_' || *q == '-' || *q == '.'))
-			return bad(msg, len, "invalid step name (use [A-Za-z0-9_.-])", s);
+			return bad(err, "invalid step name (use [A-Za-z0-9_.-])", s);
 	return 0;
 }
 
 int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_options *o,
-		     char *msg, size_t msglen)
+		     struct sg_error *err)
 {
 	const char *env;
 	int c, at = 1; /* the argument getopt_long() scans next (for sg_option_error) */
@@ -129,33 +129,31 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 		case OPT_ALLOW_WRITE: {
 			const char **v = realloc(o->allow_write, (o->n_allow_write + 1) * sizeof(*v));
 
-			if (!v) {
-				snprintf(msg, msglen, "out of memory");
-				return -ENOMEM;
-			}
+			if (!v)
+				return sg_errorf(err, -ENOMEM, NULL, 0, "out of memory");
 			o->allow_write = v;
 			if (!*optarg)
-				return bad(msg, msglen, "--allow-write needs a path", optarg);
+				return bad(err, "--allow-write needs a path", optarg);
 			o->allow_write[o->n_allow_write++] = optarg;
 			break;
 		}
 		case OPT_FILTER:
 			if (sg_filter_parse(optarg, &o->filter) < 0)
-				return bad(msg, msglen,
+				return bad(err,
 					   "--filter takes auto, bpf-lsm, bpf-fmod or landlock, not", optarg);
 			break;
 		case OPT_MODE:
 			if (sg_mode_parse(optarg, &o->mode) < 0)
-				return bad(msg, msglen, "--mode takes enforce or audit, not", optarg);
+				return bad(err, "--mode takes enforce or audit, not", optarg);
 			break;
 		case OPT_LOG:
 			if (!*optarg)
-				return bad(msg, msglen, "--log needs a path", optarg);
+				return bad(err, "--log needs a path", optarg);
 			o->log = optarg;
 			break;
 		case OPT_USER:
 			if (!*optarg)
-				return bad(msg, msglen, "--user needs a name or uid", optarg);
+				return bad(err, "--user needs a name or uid", optarg);
 			o->user = optarg;
 			break;
 		case OPT_UNLOAD:
@@ -188,7 +186,8 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 		case ':':
 		case '?':
 		default:
-			sg_option_error(msg, msglen, c, argv, at, optopt, long_options,
+			sg_errorf(err, -EINVAL, NULL, 0, "%s", "");
+			sg_option_error(err->msg, sizeof(err->msg), c, argv, at, optopt, long_options,
 					"stepguard --help");
 			return -EINVAL;
 		}
@@ -207,38 +206,24 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 	if (!o->log && (env = sg_env_get(envp, "STEPGUARD_LOG")) && *env)
 		o->log = env;
 
-	if (o->step && check_step_name(o->step, msg, msglen) < 0)
+	if (o->step && check_step_name(o->step, err) < 0)
 		return -EINVAL;
 	if (o->policy && !*o->policy)
-		return bad(msg, msglen, "--policy needs a file", o->policy);
-	if (o->quiet && o->verbose) {
-		snprintf(msg, msglen, "--quiet and --verbose contradict each other");
-		return -EINVAL;
-	}
-	if (o->json && !o->self_test) {
-		snprintf(msg, msglen, "--json goes with --self-test");
-		return -EINVAL;
-	}
-	if (o->check && o->self_test) {
-		snprintf(msg, msglen, "--check and --self-test are separate modes; give one");
-		return -EINVAL;
-	}
-	if (o->force && !o->unload) {
-		snprintf(msg, msglen, "--force goes with --unload");
-		return -EINVAL;
-	}
-	if (o->unload && (o->check || o->self_test || o->argc > 0)) {
-		snprintf(msg, msglen, "--unload is a mode of its own: no command, no --check or --self-test");
-		return -EINVAL;
-	}
-	if (o->self_test && o->argc > 0) {
-		snprintf(msg, msglen, "--self-test runs its own probe and takes no command");
-		return -EINVAL;
-	}
-	if (!o->help && !o->version && !o->check && !o->self_test && !o->unload && o->argc == 0) {
-		snprintf(msg, msglen, "no command given (usage: stepguard [OPTIONS] -- COMMAND [ARG]...)");
-		return -EINVAL;
-	}
+		return bad(err, "--policy needs a file", o->policy);
+	if (o->quiet && o->verbose)
+		return sg_errorf(err, -EINVAL, NULL, 0, "--quiet and --verbose contradict each other");
+	if (o->json && !o->self_test)
+		return sg_errorf(err, -EINVAL, NULL, 0, "--json goes with --self-test");
+	if (o->check && o->self_test)
+		return sg_errorf(err, -EINVAL, NULL, 0, "--check and --self-test are separate modes; give one");
+	if (o->force && !o->unload)
+		return sg_errorf(err, -EINVAL, NULL, 0, "--force goes with --unload");
+	if (o->unload && (o->check || o->self_test || o->argc > 0))
+		return sg_errorf(err, -EINVAL, NULL, 0, "--unload is a mode of its own: no command, no --check or --self-test");
+	if (o->self_test && o->argc > 0)
+		return sg_errorf(err, -EINVAL, NULL, 0, "--self-test runs its own probe and takes no command");
+	if (!o->help && !o->version && !o->check && !o->self_test && !o->unload && o->argc == 0)
+		return sg_errorf(err, -EINVAL, NULL, 0, "no command given (usage: stepguard [OPTIONS] -- COMMAND [ARG]...)");
 	return 0;
 }
 

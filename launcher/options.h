@@ -36,11 +36,12 @@ struct sg_options {
 
 /*
  * Parse ARGV (argv[0] is stepguard) and the STEPGUARD_* variables of
- * ENVP.  Returns 0, or -EINVAL with a message for the user in MSG.
+ * ENVP.  Returns 0, or -EINVAL (-ENOMEM) with the message for the user in
+ * ERR (about no file: the command line).
  * O->allow_write is allocated; free it with sg_options_free.
  */
 int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_options *o,
-		     char *msg, size_t msglen);
+		     struct sg_error *err);
 void sg_options_free(struct sg_options *o);
 
 struct option;

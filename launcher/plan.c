@@ -42,9 +42,7 @@ int sg_plan_base(struct sg_plan *pl, const struct sg_options *o, char *const env
 		pl->eff.filter = o->filter;
 
 	/* Who the step runs as decides its HOME, which the roots depend on. */
-	err->file[0] = '\0';
-	err->line = 0;
-	r = sg_user_resolve(o->user, envp, &pl->user, err->msg, sizeof(err->msg));
+	r = sg_user_resolve(o->user, envp, &pl->user, err);
 	if (r < 0)
 		return r == -ENOMEM ? r : -EINVAL;
 	pl->env = sg_user_env(&pl->user, envp);

@@ -37,10 +37,17 @@ struct words_key {
 	size_t off;
 };
 
-
+/* The list keys, in the order the dump writes them (words.c). */
 extern const struct words_key sg__words_keys[];
 extern const size_t sg__n_words_keys;
 
+/* Is W a word of KIND?  If not, *WHY says what one is (words.c). */
+bool sg__valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn known,
+		    const char **why);
+/* accepted_gaps and keep_fd_list from the merged words (words.c). */
+void sg__derive_typed(struct sg_policy *p);
+/* Free a list's words and mark it unset (policy.c). */
+void sg__words_clear(struct sg_words *w);
 
 struct scan {
 	unsigned *key_lines; /* line of the k-th key line */
@@ -52,7 +59,8 @@ struct scan {
 	size_t n_steps;
 };
 
-bool sg__is_blank(char c);
+bool sg__is_blank(char c); /* scan.c */
+/* words.c */
 bool sg__is_word_char(char c);
 bool sg__valid_name(const char *s);
 enum section_kind sg__section_kind(const char *s, const char **step);

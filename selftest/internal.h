@@ -1,34 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.h — what selftest.c, area.c and report.c share; nothing outside selftest/. */
+/* internal.h — what the files of selftest/ share (not probe.c); nothing outside selftest/. */
 #ifndef STEPGUARD_SELFTEST_INTERNAL_H
 #define STEPGUARD_SELFTEST_INTERNAL_H
 
-#include "selftest/selftest.h"
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <json-c/json.h>
+
 #include <nettle/sha2.h>
-#include "confine/confine.h"
-#include "lib/exitcodes.h"
-#include "lib/log.h"
+
 #include "confine/user.h"
-#include "lib/env.h"
 #include "policy/policy.h"
+#include "selftest/selftest.h"
 
 #define N_TARGETS 4               /* outside the work directory */
 #define N_CELLS (N_TARGETS + 1)   /* and the control, last */
@@ -38,7 +24,7 @@
 #define CHECK_TIMEOUT_MS 30000
 #define CAPTURE_MAX ((size_t)64 * 1024)
 
-/* common_args() at most, plus the command and its targets */
+/* sg_st_common_args() at most, plus the command and its targets */
 #define ARGV_MAX(s) (32 + 2 * (s)->o->n_allow_write + N_CELLS)
 
 #define SCRUB_VAR "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"
@@ -132,6 +118,19 @@ const char *sg_st_scrub_label(const char *scrub);
 const char *sg_st_buf_str(const struct buf *b);
 void sg_st_print_human(const struct selftest *s, int status);
 void sg_st_print_json(const struct selftest *s, int status);
+
+/* launch.c: starting a child stepguard */
+void sg_st_strv_free(char **v);
+void sg_st_buf_add(struct buf *b, const char *data, size_t n);
+const char *sg_st_absolute(const struct selftest *s, const char *p, char *buf, size_t len);
+int sg_st_run_stepguard(char *const argv[], char *const env[], const char *cwd, int timeout_ms,
+			struct buf *out, struct buf *err);
+size_t sg_st_common_args(struct selftest *s, const char **a, size_t n);
+char **sg_st_make_env(const struct selftest *s, const char *const set[]);
+
+/* prepare.c: before the runs */
+int sg_st_prepare(struct selftest *s);
+void sg_st_check_rulings(struct selftest *s);
 
 /* selftest.c and area.c */
 void sg_st_escape_line(const char *in, char *out, size_t len);

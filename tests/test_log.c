@@ -244,19 +244,19 @@ static void test_sg_user_resolve_unprivileged_cannot_switch(void **state)
 {
 	char *envp[] = { NULL };
 	struct sg_user u;
-	char msg[256];
+	struct sg_error err = { 0 };
 
 	(void)state;
 	if (getuid() == 0) {
 		/* root may run as nobody, and the drop is planned, not done */
-		assert_int_equal(sg_user_resolve("nobody", envp, &u, msg, sizeof(msg)), 0);
+		assert_int_equal(sg_user_resolve("nobody", envp, &u, &err), 0);
 		assert_true(u.drop);
 		assert_int_not_equal(u.uid, 0);
 	} else {
-		assert_int_equal(sg_user_resolve("root", envp, &u, msg, sizeof(msg)), -1);
-		assert_non_null(strstr(msg, "only root"));
+		assert_int_equal(sg_user_resolve("root", envp, &u, &err), -1);
+		assert_non_null(strstr(err.msg, "only root"));
 	}
-	assert_int_equal(sg_user_resolve("no-such-user-xyz", envp, &u, msg, sizeof(msg)), -2);
+	assert_int_equal(sg_user_resolve("no-such-user-xyz", envp, &u, &err), -2);
 }
 
 int main(void)

@@ -16,12 +16,22 @@
 static char *no_env[] = { NULL };
 
 /* ARGC is ignored: counted from the NULL-terminated ARGV, so no case can get it wrong. */
+/* MSG (256 bytes) gets the error's text. */
 static int parse(int argc, char **argv, char **envp, struct sg_options *o, char *msg)
 {
+	struct sg_error err = { 0 };
+	int r;
+
 	(void)argc;
 	for (argc = 0; argv[argc]; argc++)
 		;
-	return sg_options_parse(argc, argv, envp, o, msg, 256);
+	r = sg_options_parse(argc, argv, envp, o, &err);
+	/* about no file: every option error is the command line's */
+	assert_string_equal(err.file, "");
+	/* the callers' buffers are 256 bytes: every option message fits */
+	assert_true(strlen(err.msg) < 256);
+	memcpy(msg, err.msg, strlen(err.msg) + 1);
+	return r;
 }
 
 static void test_sg_options_parse_command_after_double_dash(void **state)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Tests for policy/policy.c: the strict INI policy, fed from strings.
+ * Tests for policy/parse.c: the strict INI policy, fed from strings.
  *
  * Each refusal is paired with the nearest text that is accepted, so a
  * parser that refused everything would fail as surely as one that
@@ -748,7 +748,7 @@ static void test_sg_policy_parse_writes_expansion_syntax(void **state)
 }
 
 /*
- * KNOWN BUG (policy/policy.c set_write and set_setting "log"): a path is taken
+ * KNOWN BUG (policy/parse.c set_write and set_setting "log"): a path is taken
  * as absolute when it starts with '$', so "$$/x" -- which expands to the
  * relative "$/x" -- passes the parse and is only refused at launch.
  */
@@ -974,7 +974,7 @@ static void test_sg_policy_step_same_step_in_two_sources_merges(void **state)
 }
 
 /*
- * KNOWN BUG (policy/policy.c handler -> get_step): policy.h documents a step's
+ * KNOWN BUG (policy/parse.c handler -> get_step): policy.h documents a step's
  * origin as "the first [step:NAME] header seen", but a step whose section
  * has keys gets the line of its first key instead (an empty section gets
  * the header line).  Dumps with origins then point at the wrong line.

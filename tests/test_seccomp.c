@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for confine/seccomp.c.
+ * Unit tests for confine/seccomp.c and confine/seccomp_deny.c.
  *
  * The filter is checked without root and without loading it: libseccomp
  * exports the classic-BPF program it would load, a small interpreter below

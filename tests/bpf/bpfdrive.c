@@ -93,6 +93,9 @@ static int print_event(const struct sg_event *ev, void *ctx)
 	return 0;
 }
 
+/* libbpf's print callback: FMT is libbpf's own format. */
+static int libbpf_log(int level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static int libbpf_log(int level, const char *fmt, va_list ap)
 {
 	(void)level;

@@ -41,16 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_strings fs;
 	struct sg_options o;
 	struct sg_ruling r;
-	char msg[256];
+	struct sg_error err;
 	int ret;
 
 	if (fuzz_split(data, size, &fs) < 0)
 		return 0;
-	memset(msg, 'X', sizeof(msg));
-	ret = sg_options_parse(fs.n1, fs.v1, fs.v2, &o, msg, sizeof(msg));
+	memset(&err, 'X', sizeof(err));
+	ret = sg_options_parse(fs.n1, fs.v1, fs.v2, &o, &err);
 	FUZZ_CHECK(ret == 0 || ret == -EINVAL, "sg_options_parse = %d", ret);
 	if (ret < 0) {
-		FUZZ_CHECK(memchr(msg, '\0', sizeof(msg)) != NULL && msg[0] != '\0',
+		FUZZ_CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL && err.msg[0] != '\0',
 			   "a refusal without a message");
 	} else {
 		FUZZ_CHECK(o.argc >= 0 && o.argc <= fs.n1, "argc %d of %d", o.argc, fs.n1);

@@ -70,8 +70,9 @@ fi
 # policy (policy/embed.sh over rules.d), and the other files each
 # target needs.  Shared libraries: the fuzzers are not installed.
 LIBS_PKGS="inih libseccomp json-c nettle libbpf"
-LIB_SRCS="lib/strbuf.c lib/env.c"
-POLICY_SRCS="policy/policy.c policy/scan.c policy/dump.c policy/expand.c policy/ruling.c $LIB_SRCS"
+LIB_SRCS="lib/error.c lib/strbuf.c lib/env.c"
+POLICY_SRCS="policy/policy.c policy/scan.c policy/parse.c policy/words.c policy/dump.c policy/expand.c
+	policy/gaps.c policy/ruling.c $LIB_SRCS"
 AUDIT_SRCS="audit/audit.c audit/table.c audit/strings.c audit/report.c"
 declare -A SRCS=(
 	[policy]="$POLICY_SRCS"
