@@ -37,6 +37,7 @@ enum sg_op {
 	SG_OP_MOUNT,       /* guard: mount, move_mount, umount */
 	SG_OP_FORK,        /* a confined task's child could not be marked: fork refused */
 	SG_OP_CHATTR,      /* inode flags by ioctl (chattr, xfs_io); arg = the command */
+	SG_OP_EXEC,        /* a ruling step executed a file not on its exec allow-list */
 	SG_OP__MAX,
 };
 
@@ -61,6 +62,7 @@ enum sg_ev_reason {
 	SG_WHY_UNRESOLVED, /* the path needs a /proc magic link, or loops: not resolved */
 	SG_WHY_FOREIGN,    /* the step changed its credentials, root or mount namespace */
 	SG_WHY_FAILED,     /* the supervisor could not read the step's state or act */
+	SG_WHY_NOT_ALLOWED, /* exec: the file is not on the ruling step's exec allow-list */
 	SG_WHY__MAX,
 };
 
@@ -90,6 +92,7 @@ static inline const char *sg_op_name(unsigned op)
 	case SG_OP_MOUNT: return "mount";
 	case SG_OP_FORK: return "fork";
 	case SG_OP_CHATTR: return "chattr";
+	case SG_OP_EXEC: return "exec";
 	default: return "unknown";
 	}
 }
@@ -108,6 +111,7 @@ static inline const char *sg_reason_name(unsigned reason)
 	case SG_WHY_UNRESOLVED: return "unresolved";
 	case SG_WHY_FOREIGN: return "foreign";
 	case SG_WHY_FAILED: return "supervisor-failed";
+	case SG_WHY_NOT_ALLOWED: return "not-allowed";
 	default: return "unknown";
 	}
 }

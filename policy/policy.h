@@ -90,6 +90,9 @@ struct sg_model_cli {
 	struct sg_words optional_value_options; /* next argument unless it starts with '-' */
 	struct sg_words variadic_options;       /* following arguments up to the next '-' */
 	struct sg_words subcommands;  /* first operand that is not a prompt */
+	struct sg_words ruling_options; /* added to the CLI's command line in a ruling step */
+	struct sg_words tool_variables; /* environment variables that add tools: refused in a ruling step */
+	struct sg_words exec_allow;   /* what a ruling step may execute besides the CLI */
 };
 
 struct sg_policy {

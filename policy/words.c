@@ -116,6 +116,9 @@ const struct words_key sg__words_keys[] = {
 	  P_OFF(cli.optional_value_options) },
 	{ SEC_MODEL_CLI, "variadic-options", W_OPTION, P_OFF(cli.variadic_options) },
 	{ SEC_MODEL_CLI, "subcommands", W_WORD, P_OFF(cli.subcommands) },
+	{ SEC_MODEL_CLI, "ruling-options", W_OPTION_ARG, P_OFF(cli.ruling_options) },
+	{ SEC_MODEL_CLI, "tool-variables", W_VARIABLE, P_OFF(cli.tool_variables) },
+	{ SEC_MODEL_CLI, "exec-allow", W_WORD, P_OFF(cli.exec_allow) },
 	{ SEC_CREDENTIALS, "variables", W_VARIABLE, P_OFF(credentials) },
 	{ SEC_SCRUB, "variables", W_VARIABLE, P_OFF(scrub) },
 	{ SEC_SECCOMP, "deny", W_SYSCALL, P_OFF(seccomp_deny) },
@@ -192,6 +195,10 @@ bool sg__valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn know
 	case W_OPTION:
 		*why = "an option starting with \"-\", without \"=\"";
 		return w[0] == '-' && w[1] != '\0' && !strchr(w, '=') && strcmp(w, "--") != 0;
+	case W_OPTION_ARG:
+		*why = "an option starting with \"-\", with its value after \"=\" if it takes one";
+		return w[0] == '-' && w[1] != '\0' && w[1] != '=' && strcmp(w, "--") != 0 &&
+		       strncmp(w, "--=", 3) != 0;
 	case W_VARIABLE: {
 		*why = "a variable name ([A-Za-z_][A-Za-z0-9_]*)";
 		if (!((w[0] >= 'A' && w[0] <= 'Z') || (w[0] >= 'a' && w[0] <= 'z') || w[0] == '_'))
