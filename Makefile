@@ -68,7 +68,7 @@ SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
 SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
 	selftest/area.c
-LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c \
+LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c launcher/execs.c \
 	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))

@@ -112,10 +112,13 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 	for (size_t i = 0; i < roots->n; i++)
 		if (roots->v[i].fd >= 0) /* skipped "?" roots have no fd */
 			c->roots[c->n_roots++] = roots->v[i]; /* shallow: the launcher owns them */
-	c->ruleset_fd = sg_landlock_build(c->roots, c->n_roots, &c->ll, &bad);
+	/* A ruling step: EXECUTE handled, granted on the exec allow-list only. */
+	c->ruleset_fd = sg_landlock_build_exec(c->roots, c->n_roots, c->execs ? c->execs->v : NULL,
+					       c->execs ? c->execs->n : 0, &c->ll, &bad);
 	if (c->ruleset_fd < 0)
-		return sg_errorf(err, c->ruleset_fd, NULL, 0, "Landlock refused the root %s: %s",
-			    bad ? bad->path : "(none)", strerror(-c->ruleset_fd));
+		return sg_errorf(err, c->ruleset_fd, NULL, 0, "Landlock refused the %s %s: %s",
+				 bad && bad->what[0] ? bad->what : "root", bad ? bad->path : "(none)",
+				 strerror(-c->ruleset_fd));
 
 	/*
 	 * Landlock leaves these to others.  Attributes and truncation by a
@@ -323,6 +326,9 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	 * them, so find that out here, before the step starts.
 	 */
 	r = kernel_at_least(5, 14) ? sg_supervisor_add_rules(c->seccomp) : -EOPNOTSUPP;
+	/* A ruling step's execs come too, so that each refusal is reported. */
+	if (r == 0 && c->execs)
+		r = sg_supervisor_add_exec_rules(c->seccomp);
 	if (r == 0) {
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
@@ -351,6 +357,9 @@ int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req
 		       struct sg_error *err)
 {
 	struct sg_confine *c = confine_new(req->user);
+
+	if (c)
+		c->execs = req->execs;
 	int r;
 
 	*out = NULL;
@@ -480,7 +489,7 @@ int sg_confine_child(void *ctx, const char **stage)
 
 int sg_confine_started(struct sg_confine *c)
 {
-	int fd;
+	int fd, r;
 
 	if (!c->supervise)
 		return 0;
@@ -492,7 +501,10 @@ int sg_confine_started(struct sg_confine *c)
 	if (fd < 0)
 		return fd;
 	/* Takes the listener, also on failure. */
-	return sg_supervisor_new(&c->sup, fd, c->roots, c->n_roots);
+	r = sg_supervisor_new(&c->sup, fd, c->roots, c->n_roots);
+	if (r == 0 && c->execs)
+		r = sg_supervisor_set_execs(c->sup, c->execs->v, c->execs->n);
+	return r;
 }
 
 int sg_confine_forked(struct sg_confine *c, pid_t pid)

@@ -12,7 +12,8 @@
  *   fork
  *   child   sg_confine_child()       no_new_privs, the write filter, seccomp
  *   parent  sg_confine_forked()      eBPF: mark the child, let it go on
- *           sg_confine_started()     the supervisor takes its listener
+ *           sg_confine_started()     the supervisor takes its listener (before
+ *                                    the child's execve returns: it may ask)
  *           sg_confine_event_fd(), sg_confine_drain()   while the step runs
  *           sg_confine_finish()      the last events and the counts
  *           sg_confine_free()
@@ -39,6 +40,12 @@ struct sg_confine_req {
 	enum sg_mode mode;
 	const struct sg_roots *roots;
 	const struct sg_user *user;   /* who the step runs as */
+	/*
+	 * A ruling step: the only files its processes may execute (entries
+	 * with fd -1 allow nothing); NULL: execution is not restricted.
+	 * Kept, not copied: it must outlive the confinement.
+	 */
+	const struct sg_roots *execs;
 };
 
 /*
@@ -71,7 +78,11 @@ int sg_confine_child(void *ctx, const char **stage);
  */
 int sg_confine_forked(struct sg_confine *c, pid_t pid);
 
-/* In the parent once the step has executed: start supervising it.  0 or -errno. */
+/*
+ * In the parent once the child is confined, before its execve has
+ * returned (in a ruling step the supervisor answers that exec): start
+ * supervising it.  0 or -errno.
+ */
 int sg_confine_started(struct sg_confine *c);
 
 /* A descriptor that becomes readable when refusals wait, or -1. */

@@ -72,6 +72,8 @@ static unsigned sup_reason(int why)
 		return SG_WHY_FOREIGN;
 	case SG_SUP_FAILED:
 		return SG_WHY_FAILED;
+	case SG_SUP_NOT_ALLOWED:
+		return SG_WHY_NOT_ALLOWED;
 	default:
 		return SG_WHY_NONE;
 	}

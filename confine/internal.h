@@ -31,6 +31,7 @@ struct sg_confine {
 	size_t n_roots;
 	char why[1024];          /* for fallbacks: why a backend was skipped */
 	const struct sg_user *user;
+	const struct sg_roots *execs; /* a ruling step's exec allow-list; NULL: unrestricted */
 
 	/* eBPF backends */
 	struct sg_bpf *bpf;      /* the loaded or reused filter */

@@ -244,17 +244,44 @@ static int add_root(int ruleset_fd, const struct sg_root *root,
 	return 0;
 }
 
+/* EXECUTE on exactly the file EXEC: a rule on a file governs that inode only. */
+static int add_exec(int ruleset_fd, const struct sg_root *exec)
+{
+	struct sg_path_beneath_attr rule;
+	struct stat st;
+
+	if (fstat(exec->fd, &st) < 0)
+		return -errno;
+	/* A directory would grant EXECUTE on everything beneath it. */
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	memset(&rule, 0, sizeof(rule));
+	rule.parent_fd = exec->fd;
+	rule.allowed_access = LANDLOCK_ACCESS_FS_EXECUTE;
+	if (ll_add_rule(ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) < 0)
+		return -errno;
+	return 0;
+}
+
 int sg_landlock_build(const struct sg_root *roots, size_t n,
 		      const struct sg_landlock_info *info,
 		      const struct sg_root **failed_root)
 {
+	return sg_landlock_build_exec(roots, n, NULL, 0, info, failed_root);
+}
+
+int sg_landlock_build_exec(const struct sg_root *roots, size_t n, const struct sg_root *execs,
+			   size_t n_execs, const struct sg_landlock_info *info,
+			   const struct sg_root **failed_root)
+{
 	struct sg_ruleset_attr attr;
+	uint64_t handled;
 	int ruleset_fd, r;
 	size_t i;
 
 	if (failed_root)
 		*failed_root = NULL;
-	if (!info || (n > 0 && !roots))
+	if (!info || (n > 0 && !roots) || (n_execs > 0 && !execs))
 		return -EINVAL;
 	if (info->abi < 1)
 		return -EOPNOTSUPP;
@@ -267,8 +294,16 @@ int sg_landlock_build(const struct sg_root *roots, size_t n,
 	    (info->scoped & ~SG_LANDLOCK_SCOPES))
 		return -EINVAL;
 
+	/*
+	 * A ruling step (EXECS given): EXECUTE is handled too (Landlock ABI
+	 * 1 has it), so every execve, and the kernel's own opening of a
+	 * script's or an ELF file's interpreter, is refused but on the files
+	 * granted below.  Never beneath a root: a step could otherwise copy
+	 * /bin/sh into its work dir and run it.
+	 */
+	handled = info->handled_fs | (execs ? (uint64_t)LANDLOCK_ACCESS_FS_EXECUTE : 0);
 	memset(&attr, 0, sizeof(attr));
-	attr.handled_access_fs = info->handled_fs;
+	attr.handled_access_fs = handled;
 	attr.scoped = info->scoped;
 
 	ruleset_fd = (int)ll_create_ruleset(&attr, sizeof(attr), 0);
@@ -280,6 +315,17 @@ int sg_landlock_build(const struct sg_root *roots, size_t n,
 		if (r < 0) {
 			if (failed_root)
 				*failed_root = &roots[i];
+			close(ruleset_fd);
+			return r;
+		}
+	}
+	for (i = 0; i < n_execs; i++) {
+		if (execs[i].fd < 0) /* an exec-allow name this machine lacks */
+			continue;
+		r = add_exec(ruleset_fd, &execs[i]);
+		if (r < 0) {
+			if (failed_root)
+				*failed_root = &execs[i];
 			close(ruleset_fd);
 			return r;
 		}

@@ -124,6 +124,16 @@ int sg_landlock_build(const struct sg_root *roots, size_t n,
 		      const struct sg_root **failed_root);
 
 /*
+ * sg_landlock_build() for a ruling step: EXECUTE handled as well, and
+ * granted on exactly the regular files EXECS (entries with fd -1 are
+ * skipped), never beneath a root.  EXECS NULL: as sg_landlock_build().
+ * *FAILED_ROOT may then name an exec file.
+ */
+int sg_landlock_build_exec(const struct sg_root *roots, size_t n, const struct sg_root *execs,
+			   size_t n_execs, const struct sg_landlock_info *info,
+			   const struct sg_root **failed_root);
+
+/*
  * Enforce on the calling thread: requires no_new_privs already set (the
  * launcher sets it in a fixed order: no_new_privs, write filter, seccomp).
  * Always consumes ruleset_fd, and closes nothing else.  0 or -errno

@@ -82,6 +82,27 @@ static int report(FILE *f, const struct sg_plan *pl, const struct sg_roots *root
 			fprintf(f, "# ruling 2 (credential): applies, %s is held\n", cred);
 		else
 			fprintf(f, "# ruling 2 (credential): does not apply, no credential variable is held\n");
+		if (pl->exec_restricted && pl->execs_r < 0)
+			/*
+			 * A warning, not the decision: --check judges the policy
+			 * and the command line; the run exits 127 (or 71) here,
+			 * as it would for any command it cannot find.
+			 */
+			fprintf(f, "# warning: the step's executables cannot be resolved: %s\n",
+				sg_credential_in(p, envp, pl->execs_err.msg)
+					? "(the message holds a credential, not shown)"
+					: pl->execs_err.msg);
+		if (pl->exec_restricted && pl->execs_r == 0) {
+			fprintf(f, "# executable by the step (ruling step; every other exec is refused):\n");
+			for (size_t i = 0; i < pl->execs.n; i++) {
+				const struct sg_root *e = &pl->execs.v[i];
+
+				if (e->fd < 0)
+					fprintf(f, "#   %s: %s -> not found, allows nothing\n", e->what, e->given);
+				else
+					fprintf(f, "#   %s: %s\n", e->what, e->path);
+			}
+		}
 		if (conf) {
 			char g[256], sum[256];
 
@@ -143,6 +164,7 @@ int sg_check_run(FILE *f, const struct sg_plan *pl)
 	if (pl->roots_r == 0 && pl->log_r < 0)
 		snprintf(err.msg, sizeof(err.msg), "%s",
 			 pl->log_r == -ENOMEM ? "out of memory" : pl->log_msg);
+
 	/*
 	 * Prepared, never applied: --check says whether the step would run.
 	 * On an eBPF backend preparing loads and pins the filter, as the
@@ -153,7 +175,8 @@ int sg_check_run(FILE *f, const struct sg_plan *pl)
 	if (valid)
 		cr = sg_confine_prepare(&conf,
 					&(struct sg_confine_req){ &pl->policy, pl->eff.filter,
-								  pl->eff.mode, &pl->roots, &pl->user },
+								  pl->eff.mode, &pl->roots, &pl->user,
+								  pl->exec_restricted ? &pl->execs : NULL },
 					&cerr);
 	status = report(f, pl, valid ? &pl->roots : NULL,
 			pl->roots_r < 0 ? &pl->roots_err : pl->log_r < 0 ? &err : NULL, conf,

@@ -65,6 +65,30 @@ static int run(struct sg_plan *pl)
 			sg_plan_print_error(&pl->roots_err);
 		return SG_EXIT_USAGE;
 	}
+	if (pl->execs_r == -ENOENT) {
+		/* The CLI is not found: said as any command that is not (step.c). */
+		const char *var = sg_credential_in(&pl->policy, pl->env, pl->o->argv[0]);
+
+		if (var)
+			fprintf(stderr, "stepguard: (the command, holding the value of %s or part of it, "
+					"not shown): %s\n", var, strerror(ENOENT));
+		else
+			fprintf(stderr, "stepguard: %s: %s\n", pl->o->argv[0], strerror(ENOENT));
+		return SG_EXIT_NOTFOUND;
+	}
+	if (pl->execs_r < 0) {
+		const char *var = sg_credential_in(&pl->policy, pl->env, pl->execs_err.msg);
+
+		/* A file the CLI needs cannot be opened; the message names paths. */
+		if (var)
+			fprintf(stderr, "stepguard: the model CLI's files cannot be resolved (the message, "
+					"holding the value of %s or part of it, not shown); the step was not run\n",
+				var);
+		else
+			fprintf(stderr, "stepguard: %s; the step was not run\n",
+				pl->execs_r == -ENOMEM ? "out of memory" : pl->execs_err.msg);
+		return SG_EXIT_CONFINE;
+	}
 	if (pl->log_r < 0) {
 		fprintf(stderr, "stepguard: %s\n", pl->log_r == -ENOMEM ? "out of memory" : pl->log_msg);
 		return SG_EXIT_USAGE;

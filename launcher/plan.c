@@ -56,6 +56,18 @@ void sg_plan_step(struct sg_plan *pl)
 	struct sg_error *err = &pl->roots_err;
 
 	sg_ruling_decide(&pl->policy, pl->o->argv, pl->env, &pl->ruling);
+	/*
+	 * A hook, an MCP server or a plugin is a tool, and the CLI starts
+	 * them from what it reads (files, the environment, stdin), which no
+	 * command line shows: so a step the rulings let run may execute only
+	 * the CLI and what the policy names.  Resolved now, from the same
+	 * PATH the exec will search, before anything of the step runs.
+	 */
+	if (pl->ruling.rule != 0 && pl->ruling.reason == SG_OK) {
+		pl->exec_restricted = true;
+		pl->execs_r = sg_execs_resolve(&pl->policy, pl->o->argv[0], &pl->execs,
+					       &pl->execs_err);
+	}
 	snprintf(err->file, sizeof(err->file), "stepguard");
 	pl->roots_r = sg_roots_resolve(&pl->policy, pl->step, pl->o, pl->env, &pl->roots, err);
 	if (pl->roots_r < 0)
@@ -69,6 +81,7 @@ void sg_plan_free(struct sg_plan *pl)
 	free(pl->log_path);
 	sg_env_free(pl->env);
 	sg_roots_free(&pl->roots);
+	sg_roots_free(&pl->execs);
 	sg_sources_free(&pl->sources);
 	sg_policy_free(&pl->policy);
 	memset(pl, 0, sizeof(*pl));

@@ -12,6 +12,7 @@
 #define STEPGUARD_PLAN_H
 
 #include "confine/user.h"
+#include "launcher/execs.h"
 #include "launcher/options.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
@@ -33,6 +34,15 @@ struct sg_plan {
 	struct sg_roots roots;
 	int roots_r;                 /* 0, or -errno: the roots are invalid */
 	struct sg_error roots_err;   /* what to print when roots_r < 0 (not -ENOMEM) */
+	/*
+	 * A ruling step (ruling 1 or 2 applies, and allows the command) may
+	 * execute only these files (launcher/execs.c): the kernel refuses
+	 * every other execve of the step and its descendants.
+	 */
+	bool exec_restricted;
+	struct sg_roots execs;
+	int execs_r;                 /* 0, or -errno: they cannot be resolved (-ENOENT: no CLI) */
+	struct sg_error execs_err;
 	int log_r;                   /* 0, or -errno: the log path is invalid (with valid roots) */
 	char log_msg[512];           /* what to print when log_r < 0 (not -ENOMEM): an sg_error's msg */
 	char *log_path;              /* NULL: no log */

@@ -72,6 +72,47 @@ static __attribute__((noreturn)) void child(char *const argv[], char *const envp
 	_exit(rep.errnum == ENOENT ? SG_EXIT_NOTFOUND : SG_EXIT_NOEXEC);
 }
 
+/*
+ * Read the child's report from FD until it is whole or the pipe closes
+ * (a successful execve closes it).  Meanwhile serve WATCHED (-1: none)
+ * with OPS->ready: the supervisor may be asked about the exec itself.
+ * The bytes read, or -errno when serving failed.
+ */
+static ssize_t read_report(int fd, struct child_report *rep, int watched,
+			   const struct sg_child_ops *ops)
+{
+	ssize_t got = 0;
+
+	for (;;) {
+		struct pollfd pf[2] = { { fd, POLLIN, 0 }, { watched, POLLIN, 0 } };
+		ssize_t n;
+
+		if (poll(pf, watched >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (watched >= 0 && (pf[1].revents & POLLIN)) {
+			int r = ops->ready(ops->ctx);
+
+			if (r < 0)
+				return r;
+		} else if (watched >= 0 && (pf[1].revents & (POLLERR | POLLHUP | POLLNVAL))) {
+			watched = -1; /* nothing under the filter any more: stop asking */
+		}
+		if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = read(fd, (char *)rep + got, sizeof(*rep) - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return got;
+		got += n;
+		if ((size_t)got == sizeof(*rep))
+			return got;
+	}
+}
+
 static int wait_loop(pid_t pid, int sfd, const struct sg_child_ops *ops, int *status,
 		     char *msg, size_t msglen)
 {
@@ -221,19 +262,46 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		return SG_EXIT_CONFINE;
 	}
 
-	/* EOF without a report: the pipe closed on a successful execve. */
-	for (;;) {
-		ssize_t n = read(pipefd[0], (char *)&rep + got, sizeof(rep) - (size_t)got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-		if ((size_t)got == sizeof(rep))
-			break;
+	/*
+	 * Supervision starts before the step's execve, not after it: in a
+	 * ruling step the supervisor is asked about that very exec (its
+	 * exec rules), so waiting for the exec to succeed first would wait
+	 * for ourselves.  A failure here means the step never ran.
+	 */
+	r = ops->armed ? ops->armed(ops->ctx, pid) : 0;
+	if (r < 0) {
+		/* Kill first: a child stuck in its execve would never report. */
+		kill(pid, SIGKILL);
+		got = read_report(pipefd[0], &rep, -1, ops);
+		waitpid(pid, NULL, 0);
+		close(pipefd[0]);
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* The child's own report, when it failed first, says more. */
+		if ((size_t)got == sizeof(rep) && rep.stage == 0) {
+			rep.what[sizeof(rep.what) - 1] = '\0';
+			snprintf(msg, msglen, "%s failed: %s; the step was not run", rep.what,
+				 strerror(rep.errnum));
+		} else {
+			snprintf(msg, msglen, "cannot supervise the step (%s); the step was not run",
+				 strerror(-r));
+		}
+		return SG_EXIT_CONFINE;
 	}
+
+	/* EOF without a report: the pipe closed on a successful execve. */
+	got = read_report(pipefd[0], &rep, ops->watch_fd ? ops->watch_fd(ops->ctx) : -1, ops);
 	close(pipefd[0]);
+	if (got < 0) {
+		/* The supervisor failed while the step's exec waited on it. */
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		snprintf(msg, msglen, "the supervisor failed (%s); the step was not run",
+			 strerror((int)-got));
+		return SG_EXIT_CONFINE;
+	}
 	if (got != 0) {
 		waitpid(pid, NULL, 0);
 		close(sfd);

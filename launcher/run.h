@@ -12,6 +12,10 @@ struct sg_child_ops {
 	/* In the parent right after fork, before the child may exec (it waits
 	 * for this, e.g. to be marked by the eBPF filter); 0 or -errno. */
 	int (*forked)(void *ctx, pid_t pid);
+	/* In the parent once the child is confined, before its execve
+	 * returns: start supervising (the exec may already ask); 0 or -errno
+	 * (the step is not run). */
+	int (*armed)(void *ctx, pid_t pid);
 	/* In the parent once the step has executed; 0 or -errno (fatal). */
 	int (*started)(void *ctx, pid_t pid);
 	/* A descriptor to watch while the step runs (-1: none), and what to

@@ -113,6 +113,14 @@ static int step_confine_child(void *ctx, const char **stage)
 	return sg_confine_child(st->conf, stage);
 }
 
+static int armed(void *ctx, pid_t pid)
+{
+	struct run_state *st = ctx;
+
+	(void)pid;
+	return sg_confine_started(st->conf);
+}
+
 static int started(void *ctx, pid_t pid)
 {
 	struct run_state *st = ctx;
@@ -123,9 +131,6 @@ static int started(void *ctx, pid_t pid)
 	int r;
 
 	st->pid = pid;
-	r = sg_confine_started(st->conf);
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < s->roots.n; i++)
 		if (s->roots.v[i].fd >= 0)
 			json_object_array_add(roots, sg_json_bytes(s->roots.v[i].path));
@@ -138,6 +143,14 @@ static int started(void *ctx, pid_t pid)
 	json_object_object_add(rec, "roots", roots);
 	json_object_object_add(rec, "policy_digest", json_object_new_string(st->digest));
 	json_object_object_add(rec, "mode", json_object_new_string(sg_mode_name(s->eff.mode)));
+	if (s->exec_restricted) {
+		json_object *ex = json_object_new_array();
+
+		for (size_t i = 0; i < s->execs.n; i++)
+			if (s->execs.v[i].fd >= 0)
+				json_object_array_add(ex, sg_json_bytes(s->execs.v[i].path));
+		json_object_object_add(rec, "exec_allow", ex);
+	}
 	sg_confine_start_record(st->conf, rec);
 	r = sg_log_write(&st->log, "start", rec);
 	if (r < 0)
@@ -175,6 +188,18 @@ static void start_line(const struct run_state *st)
 		fprintf(stderr, " (accepted by policy: %s)", sg_gaps_str(gaps & accepted, a, sizeof(a)));
 	fprintf(stderr, "; user %s\n", s->user.name[0] ? s->user.name : "?");
 	sg_confine_print_notes(st->conf, stderr);
+	if (s->exec_restricted)
+		/*
+		 * Said on every start: a hook or an MCP server that fails to
+		 * start is then explained before its refusal lines come.
+		 */
+		fprintf(stderr, "stepguard: ruling %d: the step may execute only the model CLI%s\n",
+			s->ruling.rule, s->policy.cli.exec_allow.n ? " and [model-cli] exec-allow" : "");
+	if (s->o->verbose && s->exec_restricted)
+		for (size_t i = 0; i < s->execs.n; i++)
+			fprintf(stderr, "stepguard:   executable: %s (%s)\n",
+				s->execs.v[i].fd >= 0 ? s->execs.v[i].path : "absent, allows nothing",
+				s->execs.v[i].what);
 	if (s->o->verbose)
 		for (size_t i = 0; i < s->roots.n; i++)
 			if (s->roots.v[i].fd >= 0)
@@ -212,7 +237,7 @@ int sg_step_run(const struct sg_plan *s)
 
 	r = sg_confine_prepare(&st.conf,
 			       &(struct sg_confine_req){ &s->policy, s->eff.filter, s->eff.mode, &s->roots,
-							 &s->user },
+							 &s->user, s->exec_restricted ? &s->execs : NULL },
 			       &err);
 	if (r < 0) {
 		fprintf(stderr, "stepguard: %s\nstepguard: the step was not run\n", err.msg);
@@ -230,7 +255,8 @@ int sg_step_run(const struct sg_plan *s)
 	if (!s->o->quiet)
 		start_line(&st);
 
-	ops = (struct sg_child_ops){ step_confine_child, step_forked, started, watch_fd, ready, &st };
+	ops = (struct sg_child_ops){ step_confine_child, step_forked, armed, started, watch_fd, ready,
+				     &st };
 	code = sg_spawn(s->o->argv, s->env, &ops, &status, msg, sizeof(msg));
 	if (msg[0])
 		print_spawn_msg(s, code, msg);

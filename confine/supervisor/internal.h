@@ -41,6 +41,7 @@ enum sg_kind {
 	SG_K_REMOVEXATTR,
 	SG_K_TRUNCATE,
 	SG_K_OPEN,
+	SG_K_EXEC,          /* only in a ruling step (sg_supervisor_add_exec_rules()) */
 };
 
 enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
@@ -101,6 +102,8 @@ struct sg_supervisor {
 	struct seccomp_notif_resp *resp;
 	size_t resp_size;
 	int *nr;               /* native number of sg_calls[i], or -1 */
+	struct sg_sup_root *execs; /* a ruling step's exec allow-list (sg_supervisor_set_execs()) */
+	size_t n_execs;
 	struct sg_creds self;
 	struct sg_view view;
 };
@@ -130,6 +133,7 @@ struct sg_reply {
 	bool gone;             /* nobody to answer */
 	int error;             /* positive errno, 0 for success */
 	int64_t val;
+	bool cont;             /* let the kernel run the call (exec only: Landlock decides) */
 	int addfd;             /* >= 0: install this fd and return its number */
 	unsigned int addfd_flags;
 };

@@ -69,6 +69,8 @@ const struct sg_call sg_calls[] = {
 	CALL("truncate",     SG_K_TRUNCATE,    -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
 	CALL("open",         SG_K_OPEN,        -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
 	CALL("openat",       SG_K_OPEN,         0, 1, -1, -1, 2, 3, -1, -1, false, SG_T_NONE),
+	CALL("execve",       SG_K_EXEC,        -1, 0, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("execveat",     SG_K_EXEC,         0, 1, -1, 4, -1, -1, -1, -1, false, SG_T_NONE),
 };
 const size_t sg_n_calls = sizeof(sg_calls) / sizeof(sg_calls[0]);
 
@@ -83,6 +85,7 @@ const char *sg_kind_op(enum sg_kind k)
 	case SG_K_REMOVEXATTR: return sg_op_name(SG_OP_REMOVEXATTR);
 	case SG_K_TRUNCATE:
 	case SG_K_OPEN:        return sg_op_name(SG_OP_TRUNCATE);
+	case SG_K_EXEC:        return sg_op_name(SG_OP_EXEC);
 	default:               return "unknown";
 	}
 }
@@ -90,7 +93,7 @@ const char *sg_kind_op(enum sg_kind k)
 /* Landlock answers a refused truncation EACCES; metadata calls get EPERM. */
 int sg_kind_refusal(enum sg_kind k)
 {
-	return k == SG_K_TRUNCATE || k == SG_K_OPEN ? EACCES : EPERM;
+	return k == SG_K_TRUNCATE || k == SG_K_OPEN || k == SG_K_EXEC ? EACCES : EPERM;
 }
 
 /*
@@ -204,7 +207,7 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 		const struct sg_call *c = &sg_calls[i];
 		int nr;
 
-		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE)
+		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC)
 			continue;
 		nr = seccomp_syscall_resolve_name(c->name);
 		if (nr < 0) /* not on this architecture (chmod on arm64) */
@@ -248,6 +251,25 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 	 * to their openat fallback, which the rules above see.
 	 */
 	return sg_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
+}
+
+int sg_supervisor_add_exec_rules(scmp_filter_ctx ctx)
+{
+	int r;
+
+	if (!ctx)
+		return -EINVAL;
+	/*
+	 * Every execve and execveat of a ruling step comes here, so that a
+	 * refused one is reported.  Landlock's EXECUTE right refuses it
+	 * underneath either way (sg_landlock_build_exec()): the supervisor
+	 * only answers early what Landlock would refuse, and lets every
+	 * other exec run (CONTINUE), which is safe for that reason alone.
+	 */
+	r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execve), 0, NULL);
+	if (r == 0)
+		r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(execveat), 0, NULL);
+	return r;
 }
 
 /* ---- start ---------------------------------------------------------- */
@@ -341,6 +363,32 @@ static int sg_take_roots(struct sg_supervisor *s, const struct sg_root *roots,
 		r->ino = st.st_ino;
 		r->dir = S_ISDIR(st.st_mode);
 		r->device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+	}
+	return 0;
+}
+
+int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs, size_t n)
+{
+	if (!s || (n && !execs) || s->execs)
+		return -EINVAL;
+	s->execs = calloc(n ? n : 1, sizeof(*s->execs));
+	if (!s->execs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct sg_sup_root *e = &s->execs[s->n_execs];
+		struct stat st;
+
+		if (execs[i].fd < 0) /* an exec-allow name this machine lacks */
+			continue;
+		if (fstat(execs[i].fd, &st) < 0)
+			return -errno;
+		/* Our duplicate keeps the inode, and so its number, the file's. */
+		e->fd = fcntl(execs[i].fd, F_DUPFD_CLOEXEC, 3);
+		if (e->fd < 0)
+			return -errno;
+		e->dev = st.st_dev;
+		e->ino = st.st_ino;
+		s->n_execs++;
 	}
 	return 0;
 }
@@ -440,6 +488,9 @@ void sg_supervisor_free(struct sg_supervisor *s)
 		if (s->roots[i].fd >= 0)
 			close(s->roots[i].fd);
 	free(s->roots);
+	for (size_t i = 0; i < s->n_execs; i++)
+		close(s->execs[i].fd);
+	free(s->execs);
 	free(s->req);
 	free(s->resp);
 	free(s->nr);
@@ -457,7 +508,19 @@ static int sg_send(struct sg_supervisor *s, uint64_t id, const struct sg_reply *
 	resp->id = id;
 	resp->error = rep->error ? -rep->error : 0;
 	resp->val = rep->error ? 0 : rep->val;
-	resp->flags = 0; /* never SECCOMP_USER_NOTIF_FLAG_CONTINUE */
+	/*
+	 * Never SECCOMP_USER_NOTIF_FLAG_CONTINUE for what we judge: a path
+	 * checked here and looked up again by the kernel can be swapped in
+	 * between.  The one exception is an exec of a ruling step, which no
+	 * process can perform for another: Landlock's EXECUTE right, decided
+	 * by the kernel on the file it opens, is what refuses it; we only
+	 * log the refusals we can see coming (sg_supervisor_add_exec_rules()).
+	 */
+	resp->flags = rep->cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
+	if (rep->cont) { /* the kernel wants both zero with CONTINUE */
+		resp->error = 0;
+		resp->val = 0;
+	}
 	if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0)
 		return 0;
 	return -errno;

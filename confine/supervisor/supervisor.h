@@ -66,11 +66,12 @@ enum sg_sup_why {
 	                      * namespace: the supervisor will not act for it */
 	SG_SUP_FAILED,       /* the supervisor could not read the step's state
 	                      * or act (fail closed) */
+	SG_SUP_NOT_ALLOWED,  /* exec: the file is not on the ruling step's allow-list */
 };
 
 struct sg_sup_event {
 	char op[16];        /* chmod, chown, utimes, setxattr, removexattr,
-	                     * truncate, create */
+	                     * truncate, create, exec */
 	pid_t pid;          /* process (thread group) id, in stepguard's pid
 	                     * namespace; the thread id if it could not be read */
 	char path[4096];    /* the object as resolved (absolute); the path as
@@ -99,6 +100,22 @@ struct sg_supervisor;
  */
 int sg_supervisor_new(struct sg_supervisor **s, int listener_fd,
 		      const struct sg_root *roots, size_t n_roots);
+
+/*
+ * A ruling step: notify every execve and execveat (before
+ * sg_seccomp_export()), so that an exec of a file not on the allow-list
+ * is answered EACCES and reported (op "exec").  The allow-list itself is
+ * enforced by Landlock's EXECUTE right underneath; every other exec is
+ * let through to the kernel (the one CONTINUE the supervisor answers).
+ */
+int sg_supervisor_add_exec_rules(scmp_filter_ctx ctx);
+
+/*
+ * The files the step may execute (entries with fd -1 are skipped), for
+ * sg_supervisor_add_exec_rules()'s notifications.  Once, after
+ * sg_supervisor_new().  0 or -errno.
+ */
+int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs, size_t n);
 
 /* Poll for POLLIN.  POLLHUP alone: no task is left under the filter. */
 int sg_supervisor_fd(const struct sg_supervisor *s);
