@@ -86,7 +86,7 @@ ALL_OBJS      := $(LAUNCHER_OBJS) $(SELFTEST_OBJS) $(AUDIT_OBJS) $(CONFINE_OBJS)
 	$(POLICY_OBJS) $(DEFAULT_OBJS)
 
 UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_policy \
-	test_policy_load test_landlock test_seccomp test_log test_supervisor test_audit
+	test_policy_load test_landlock test_seccomp test_log test_supervisor test_audit test_execs
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .DEFAULT_GOAL := all
@@ -95,7 +95,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 include bpf/bpf.mk
 CPPFLAGS += -I$(BPF_GEN)
 
-.PHONY: all check unit cli host concurrency failclosed vm asan lint install uninstall deps clean clean-vm \
+.PHONY: all check unit cli host modelcli concurrency failclosed vm asan lint install uninstall deps clean clean-vm \
 	bench bench-smoke bench-profile fuzz fuzz-smoke
 all: $(BUILD)/stepguard $(BUILD)/stepguard-probe
 
@@ -146,12 +146,13 @@ TEST_LINK_test_supervisor      := $(call objs,confine/seccomp.c confine/seccomp_
 	$(SUPERVISOR_SRCS)) $(LIB_OBJS)
 TEST_LINK_test_log             := $(call objs,confine/user.c) $(POLICY_OBJS)
 TEST_LINK_test_audit           := $(AUDIT_OBJS) $(POLICY_OBJS)
+TEST_LINK_test_execs           := $(call objs,launcher/execs.c launcher/roots.c) $(POLICY_OBJS)
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $$(TEST_LINK_test_$$*)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
-check: unit cli host concurrency failclosed vm
+check: unit cli host modelcli concurrency failclosed vm
 
 # Confinement on this machine, judged from outside: the self-test and the
 # adversarial suite, as root and as an unprivileged user.
@@ -159,6 +160,12 @@ host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
 		bash tests/host/run.sh
+
+# The real model CLI (pinned, from npm; skipped with the reason when npm or
+# the registry is not there) against a stub of the Messages API on
+# 127.0.0.1, as root, as sgtest and as root dropping to sgtest.
+modelcli: $(BUILD)/stepguard
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/modelcli/run.sh
 
 $(BUILD)/tests/fchelper: tests/failclosed/fchelper.c
 	@mkdir -p $(@D)

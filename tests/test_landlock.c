@@ -410,9 +410,13 @@ static int try_append(const char *path, const char *text)
  * with O_PATH, build, restrict.  Root names are relative to the fixture's
  * parent (the child's working directory) or absolute.
  */
+/* Set by the exec tests: a ruling step's allow-list for confine(). */
+static const char *const *g_execs;
+static size_t g_n_execs;
+
 static int confine(const char *const *roots, size_t n)
 {
-	struct sg_root r[8];
+	struct sg_root r[8], x[8];
 	struct sg_landlock_info info;
 	const struct sg_root *failed = NULL;
 	int abi, fd, ret;
@@ -432,7 +436,20 @@ static int confine(const char *const *roots, size_t n)
 		if (r[i].fd < 0)
 			return -errno;
 	}
-	fd = sg_landlock_build(r, n, &info, &failed);
+	if (g_execs) {
+		memset(x, 0, sizeof(x));
+		for (i = 0; i < g_n_execs && i < 8; i++) {
+			x[i].path = g_execs[i];
+			x[i].fd = open(g_execs[i], O_PATH | O_CLOEXEC);
+			if (x[i].fd < 0)
+				return -errno;
+		}
+		fd = sg_landlock_build_exec(r, n, x, g_n_execs, &info, &failed);
+		for (i = 0; i < g_n_execs && i < 8; i++)
+			close(x[i].fd);
+	} else {
+		fd = sg_landlock_build(r, n, &info, &failed);
+	}
 	if (fd < 0)
 		return fd;
 	ret = sg_landlock_restrict(fd);
@@ -1297,6 +1314,132 @@ static void test_sg_landlock_restrict_inherited_by_children(void **state)
 #define T(name) cmocka_unit_test(name)
 #define L(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
 
+/* ---- exec: a ruling step's allow-list -------------------------------- */
+
+/* Run PATH in a grandchild: 0 when it ran and exited 0, else -1 with the exec's errno. */
+static int try_exec(const char *path, const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl(path, path, arg, (char *)NULL);
+		_exit(100 + (errno & 0x7f));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		errno = EIO;
+		return -1;
+	}
+	if (WEXITSTATUS(status) == 0)
+		return 0;
+	errno = WEXITSTATUS(status) >= 100 ? WEXITSTATUS(status) - 100 : EIO;
+	return -1;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write_all(out, buf, (size_t)n) < 0)
+			break;
+	close(in);
+	return close(out);
+}
+
+static void probe_exec(struct report *r, void *arg)
+{
+	(void)arg;
+	rec(r, try_exec("/bin/busybox", "true"));      /* on the list */
+	rec(r, try_exec("work/busybox", "true"));      /* the same bytes, another file */
+	rec(r, try_exec("/usr/bin/true", NULL));        /* not on the list */
+	rec(r, try_exec("work/script", NULL));          /* a script in a root */
+}
+
+/*
+ * Static busybox, so that no ELF interpreter is involved: the list is
+ * {busybox}, and nothing else executes, least of all a copy of it (or a
+ * script) in the writable root, which grants every write right but never
+ * EXECUTE.
+ */
+static void test_sg_landlock_restrict_exec_only_listed_files(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const execs[] = { "/bin/busybox" };
+	char p[PATH_MAX + 32], script[PATH_MAX + 32];
+	struct report r;
+
+	NEED_ABI(fx, 1, "no Landlock");
+	if (access("/bin/busybox", X_OK) != 0 || access("/usr/bin/true", X_OK) != 0) {
+		print_message("skipped: needs /bin/busybox (busybox-static) and /usr/bin/true\n");
+		skip();
+	}
+	snprintf(p, sizeof(p), "%s/work/busybox", fx->parent);
+	snprintf(script, sizeof(script), "%s/work/script", fx->parent);
+	assert_int_equal(copy_file("/bin/busybox", p, 0755), 0);
+	assert_int_equal(write_file_at(fx->pfd, "work/script", "#!/bin/busybox true\n"), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+	/* the allowed side, unconfined: each of them runs */
+	assert_int_equal(try_exec(p, "true"), 0);
+	assert_int_equal(try_exec(script, NULL), 0);
+
+	g_execs = execs;
+	g_n_execs = 1;
+	run_confined(fx, work_root, 1, probe_exec, NULL, &r);
+	g_execs = NULL;
+	g_n_execs = 0;
+	step_is(&r, 0, 0, "exec the listed /bin/busybox");
+	step_is(&r, 1, EACCES, "exec a copy of it in the root");
+	step_is(&r, 2, EACCES, "exec /usr/bin/true, not listed");
+	step_is(&r, 3, EACCES, "exec a script in the root");
+}
+
+static void probe_exec_dynamic(struct report *r, void *arg)
+{
+	(void)arg;
+	rec(r, try_exec("/usr/bin/true", NULL));
+}
+
+/*
+ * A dynamic binary needs its ELF interpreter listed too: the kernel opens
+ * ld.so for execution (open_exec), and Landlock checks EXECUTE there.
+ * This is why the launcher adds PT_INTERP (launcher/execs.c).
+ */
+static void test_sg_landlock_restrict_exec_needs_the_elf_interpreter(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const alone[] = { "/usr/bin/true" };
+	static const char *const with[] = { "/usr/bin/true", "/lib64/ld-linux-x86-64.so.2" };
+	struct report r;
+
+	NEED_ABI(fx, 1, "no Landlock");
+	if (access(with[1], R_OK) != 0) {
+		print_message("skipped: no %s (not x86_64 glibc)\n", with[1]);
+		skip();
+	}
+	g_execs = alone;
+	g_n_execs = 1;
+	run_confined(fx, work_root, 1, probe_exec_dynamic, NULL, &r);
+	step_is(&r, 0, EACCES, "exec /usr/bin/true without its ld.so listed");
+	g_execs = with;
+	g_n_execs = 2;
+	run_confined(fx, work_root, 1, probe_exec_dynamic, NULL, &r);
+	g_execs = NULL;
+	g_n_execs = 0;
+	step_is(&r, 0, 0, "exec /usr/bin/true with its ld.so listed");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1335,6 +1478,8 @@ int main(void)
 		L(test_sg_landlock_restrict_read_outside_allowed),
 		L(test_sg_landlock_restrict_mkfifo_and_socket),
 		L(test_sg_landlock_restrict_no_device_nodes_beneath_a_root),
+		L(test_sg_landlock_restrict_exec_only_listed_files),
+		L(test_sg_landlock_restrict_exec_needs_the_elf_interpreter),
 		L(test_sg_landlock_restrict_scopes_signal_and_socket),
 		L(test_sg_landlock_restrict_file_root_only),
 		L(test_sg_landlock_restrict_device_not_a_root),
