@@ -213,6 +213,10 @@ static int rec(struct report *r, long ret)
 	return i;
 }
 
+/* Set by the exec test: a ruling step's allow-list (the exec rules too). */
+static const char *const *g_execs;
+static size_t g_n_execs;
+
 /* What the launcher's child does, in its order. */
 static int child_confine(int sock, const struct sg_seccomp_opts *filter)
 {
@@ -225,6 +229,8 @@ static int child_confine(int sock, const struct sg_seccomp_opts *filter)
 	if (r < 0)
 		return r;
 	r = sg_supervisor_add_rules(ctx);
+	if (r == 0 && g_execs)
+		r = sg_supervisor_add_exec_rules(ctx);
 	if (r == 0) {
 		struct sg_seccomp_prog prog;
 
@@ -316,6 +322,19 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 			if (roots[i].fd >= 0)
 				roots[n++] = roots[i];
 		r = sg_supervisor_new(&s, lfd, roots, n);
+	}
+	if (r == 0 && g_execs) {
+		struct sg_root x[4];
+
+		memset(x, 0, sizeof(x));
+		for (size_t i = 0; i < g_n_execs && i < 4; i++) {
+			x[i].path = g_execs[i];
+			x[i].fd = open(g_execs[i], O_PATH | O_CLOEXEC);
+			assert_true(x[i].fd >= 0);
+		}
+		r = sg_supervisor_set_execs(s, x, g_n_execs);
+		for (size_t i = 0; i < g_n_execs && i < 4; i++)
+			close(x[i].fd);
 	}
 	/* It keeps its own duplicates. */
 	for (size_t i = 0; i < ARRAY_SIZE(ROOTS); i++)
@@ -2265,6 +2284,71 @@ static void test_sg_fdpass(void **state)
 
 #define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
+/* ---- exec: a ruling step --------------------------------------------- */
+
+/* Run PATH in a grandchild: 0 when it ran and exited 0, else -1 with the exec's errno. */
+static long sup_exec(const char *path, const char *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl(path, path, arg, (char *)NULL);
+		_exit(100 + (errno & 0x7f));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		errno = EIO;
+		return -1;
+	}
+	if (WEXITSTATUS(status) == 0)
+		return 0;
+	errno = WEXITSTATUS(status) >= 100 ? WEXITSTATUS(status) - 100 : EIO;
+	return -1;
+}
+
+static void probe_exec(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, sup_exec("/bin/busybox", "true"));   /* listed: continued, it runs */
+	rec(r, sup_exec("/usr/bin/true", NULL));     /* not listed: answered here */
+	rec(r, sup_exec("/no/such/program", NULL));  /* not found: the kernel's answer */
+}
+
+/*
+ * The supervisor alone (no Landlock here): a listed file is let through
+ * to the kernel (it runs), one that is not is answered EACCES with a
+ * record of op exec, and a path that does not exist gets the kernel's
+ * ENOENT (PATH searches try many), unrecorded.
+ */
+static void test_supervisor_exec_only_listed(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const execs[] = { "/bin/busybox" };
+	static const char *const ops[] = { "exec" };
+	static const int results[] = { -EACCES };
+	const char *paths_real[1];
+	char real[PATH_MAX];
+	struct run run;
+
+	if (access("/bin/busybox", X_OK) != 0 || !realpath("/usr/bin/true", real)) {
+		print_message("skipped: needs /bin/busybox (busybox-static) and /usr/bin/true\n");
+		skip();
+	}
+	paths_real[0] = real;
+	g_execs = execs;
+	g_n_execs = 1;
+	run_supervised(fx, probe_exec, &run);
+	g_execs = NULL;
+	g_n_execs = 0;
+	step_is(&run, 0, 0, "exec the listed /bin/busybox");
+	step_is(&run, 1, EACCES, "exec /usr/bin/true, not listed");
+	step_is(&run, 2, ENOENT, "exec a path that does not exist");
+	events_are(fx, &run, 1, ops, paths_real, results);
+	run_done(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2275,6 +2359,7 @@ int main(void)
 		FX_TEST(test_supervisor_fchmod_readonly_fd),
 		FX_TEST(test_supervisor_where),
 		FX_TEST(test_supervisor_walk_out_of_levels),
+		FX_TEST(test_supervisor_exec_only_listed),
 		FX_TEST(test_supervisor_chown),
 		FX_TEST(test_supervisor_times),
 		FX_TEST(test_supervisor_xattr),
