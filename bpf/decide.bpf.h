@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (MIT OR GPL-2.0-only) */
 /*
- * decide.bpf.h — who is asking and may it write there: the current task's
- * mark and scope, the identity walk from an object up to the roots (its
- * climb, sg_step_up(), is the path builder's too), and the registration
- * of roots.  No events here (report.bpf.h).
+ * decide.bpf.h — who is asking and may it write (or execute) that: the
+ * current task's mark and scope, the identity walk from an object up to
+ * the roots (its climb, sg_step_up(), is the path builder's too), the
+ * identity of an exec file, and the registration of roots and exec files.
+ * No events here (report.bpf.h).
  *
  * Included once, by stepguard.bpf.c, after maps.bpf.h.
  */
@@ -288,7 +289,8 @@ static __always_inline int sg_register(const struct path *path)
 	struct inode *inode;
 
 	reg = bpf_task_storage_get(&sg_registrar, task, 0, 0);
-	if (!reg)
+	/* An exec registrar's chown is a chown: no exec file becomes a root. */
+	if (!reg || reg->kind != SG_REG_ROOTS)
 		return 0;
 	key.scope = reg->scope;
 	pol = bpf_map_lookup_elem(&sg_scopes, &key.scope);
@@ -315,6 +317,92 @@ static __always_inline int sg_register(const struct path *path)
 	pol->owner_tgid = bpf_get_current_pid_tgid() >> 32;
 	pol->owner_start_ns = BPF_CORE_READ(task, start_boottime);
 	__sync_fetch_and_add(&pol->nroots, 1);
+	__sync_fetch_and_add(&reg->count, 1);
+	return -ECANCELED;
+}
+
+/*
+ * The identity an exec-restricted scope knows a file by (struct
+ * sg_exec_key): registration and the exec hook both build it here, from
+ * the file's inode, so the two can only ever agree on what "the same file"
+ * is.  The device keeps two file systems' inode numbers apart (a file on
+ * another mount with the same number is another file); the generation
+ * keeps a freed inode number given to a new file apart.
+ */
+static __always_inline void sg_exec_id(struct sg_exec_key *k, __u32 scope, struct inode *inode)
+{
+	k->scope = scope;
+	k->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k->ino = BPF_CORE_READ(inode, i_ino);
+	k->gen = BPF_CORE_READ(inode, i_generation);
+	k->pad = 0;
+}
+
+/* May the tasks of SCOPE execute FILE?  Only if it was registered for it. */
+static __always_inline bool sg_exec_allowed(__u32 scope, struct file *file)
+{
+	struct sg_exec_key key = {};
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+
+	if (!inode)
+		return false;
+	sg_exec_id(&key, scope, inode);
+	return bpf_map_lookup_elem(&sg_execs, &key) != NULL;
+}
+
+/*
+ * Exec files are registered as roots are, through a hook the registrar
+ * triggers on its own O_PATH descriptor, but not through path_chown:
+ * fchownat() asks mnt_want_write() before security_path_chown(), so on a
+ * read-only mount (squashfs snaps, /nix/store, a read-only container
+ * root: where programs often live) it fails with EROFS before any hook.
+ * fcntl(fd, F_GETFD, SG_REG_EXEC_MAGIC) reaches security_file_fcntl() on
+ * any descriptor, O_PATH included, on any mount, with no permission
+ * check, and F_GETFD changes nothing.  The hook records the identity of
+ * the descriptor's inode (sg_exec_id()) and cancels the call; that the
+ * count grows proves the hook runs, as for roots.
+ *
+ * Returns 0 when the task is not registering exec files (the fcntl goes
+ * on), else the hook's answer.
+ */
+static __always_inline int sg_register_exec(struct file *file)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct sg_registrar *reg;
+	struct sg_exec_key key = {};
+	struct sg_scope *pol;
+	struct inode *inode;
+	__u32 one = 1;
+	bool known;
+
+	reg = bpf_task_storage_get(&sg_registrar, task, 0, 0);
+	/* A roots registrar's fcntl is an fcntl: no root becomes an exec file. */
+	if (!reg || reg->kind != SG_REG_EXECS)
+		return 0;
+	pol = bpf_map_lookup_elem(&sg_scopes, &reg->scope);
+	if (!pol) {
+		reg->err = -ENOENT;
+		return -ECANCELED;
+	}
+	inode = BPF_CORE_READ(file, f_inode);
+	if (!inode) {
+		reg->err = -EINVAL;
+		return -ECANCELED;
+	}
+	sg_exec_id(&key, reg->scope, inode);
+	/* The same file twice (/bin/sh and /bin/busybox) is one identity. */
+	known = bpf_map_lookup_elem(&sg_execs, &key) != NULL;
+	/*
+	 * Map full: the scope could not run what its policy lets it run,
+	 * and a missing entry only ever refuses.  Fail the registration, so
+	 * that the step does not start at all.
+	 */
+	if (bpf_map_update_elem(&sg_execs, &key, &one, BPF_ANY)) {
+		reg->err = -ENOSPC;
+		return -ECANCELED;
+	}
+	if (!known)
+		__sync_fetch_and_add(&pol->nexecs, 1);
 	__sync_fetch_and_add(&reg->count, 1);
 	return -ECANCELED;
 }

@@ -73,25 +73,49 @@ struct sg_event {
 /*
  * sg_task (task storage): the mark of a confined task.  The walk_* fields
  * are the state of the decision walk in progress (see sg_walk() in
- * stepguard.bpf.c); only scope is copied to a child.
+ * decide.bpf.h); scope and flags are copied to a child.
  */
 struct sg_mark {
 	__u32 scope;
 	__u32 walk_result;
 	__u64 walk_mnt;
 	__u64 walk_dentry;
+	__u32 flags; /* SG_SCOPE_EXEC: the scope's, when the task was marked */
+	__u32 pad;
 };
 
 /*
+ * sg_scope.flags and sg_mark.flags.  SG_SCOPE_EXEC: the scope's tasks may
+ * execute only the files registered for it in sg_execs.  Set on the policy
+ * by sg_bpf_scope_exec_allow() before any task is marked; each mark takes
+ * a copy (sg_bpf_confine_pid(), then task_alloc), because the mark
+ * outlives the policy: what is left of a restricted step once its scope is
+ * removed must not get its freedom back.  The exec hook reads the mark.
+ */
+#define SG_SCOPE_EXEC (1U << 0)
+
+/*
  * sg_registrar (task storage): set on stepguard itself, by itself, while
- * it registers its roots (see sg_register() in stepguard.bpf.c).
+ * it registers its roots or its exec files (see sg_register() and
+ * sg_register_exec() in decide.bpf.h).  KIND says which: a registrar of
+ * one kind is never taken for the other, so an exec file can never become
+ * a writable root.
  */
 struct sg_registrar {
 	__u32 scope;
-	__u32 count;  /* roots registered so far: proof that the hook ran */
-	__s32 err;    /* first failure in the program (-ENOSPC: roots map full) */
-	__u32 pad;
+	__u32 count;  /* objects registered so far: proof that the hook ran */
+	__s32 err;    /* first failure in the program (-ENOSPC: map full) */
+	__u32 kind;   /* SG_REG_ROOTS (0) or SG_REG_EXECS */
 };
+#define SG_REG_ROOTS 0 /* fchownat(fd, "", -1, -1, AT_EMPTY_PATH): path_chown */
+#define SG_REG_EXECS 1 /* fcntl(fd, F_GETFD, SG_REG_EXEC_MAGIC): file_fcntl */
+
+/*
+ * The argument that makes an fcntl(F_GETFD) a registration: F_GETFD
+ * ignores its argument, so no other caller has a reason to pass this one,
+ * and the hook tests it before anything else (it sees every fcntl).
+ */
+#define SG_REG_EXEC_MAGIC 0x5347455845430001ULL /* "SGEXEC", 1 */
 
 /* sg_scopes (hash, key: scope id): one per running step. */
 struct sg_scope {
@@ -102,6 +126,8 @@ struct sg_scope {
 	__u64 lost;           /* of those, events that did not reach the ring */
 	__u64 owner_start_ns; /* the registering stepguard: its start_boottime */
 	__u32 owner_tgid;     /* and its tgid in the initial pid namespace */
+	__u32 flags;          /* SG_SCOPE_EXEC (set by user space) */
+	__u32 nexecs;         /* distinct exec identities registered (sg_execs) */
 	__u32 pad;
 };
 
@@ -120,6 +146,25 @@ struct sg_root_val {
 	__s32 mnt_id; /* objects were freed (a scope left behind by a killed stepguard) */
 };
 
+/*
+ * sg_execs (hash, a set: the value is unused): a file the tasks of an
+ * exec-restricted scope may execute, by the identity of its inode: the
+ * device of its file system (s_dev), its inode number and its generation.
+ * Not by path: a hard link or another path to the same file is the same
+ * file; a new file at the same path is not.  Not by struct inode pointer
+ * either: an inode evicted and read again is a new struct but the same
+ * file, and the caller need not keep its descriptors open.  The
+ * generation tells a freed inode number given to a new file apart (ext4,
+ * xfs and tmpfs give each new inode a random one).
+ */
+struct sg_exec_key {
+	__u32 scope;
+	__u32 dev; /* inode->i_sb->s_dev, the kernel's dev_t */
+	__u64 ino;
+	__u32 gen;
+	__u32 pad;
+};
+
 /* sg_stats (array, one entry): what belongs to no scope. */
 struct sg_stats {
 	__u64 orphan_denied; /* refusals for tasks whose scope has no policy or ring */
@@ -131,8 +176,10 @@ struct sg_stats {
 #ifndef __VMLINUX_H__
 _Static_assert(sizeof(struct sg_event) == 72 + 2 * SG_PATH_MAX, "sg_event layout");
 _Static_assert(SG_EVENT_HDR_SIZE == 72, "sg_event header layout");
-_Static_assert(sizeof(struct sg_scope) == 48, "sg_scope layout");
-_Static_assert(sizeof(struct sg_mark) == 24, "sg_mark layout");
+_Static_assert(sizeof(struct sg_scope) == 56, "sg_scope layout");
+_Static_assert(sizeof(struct sg_mark) == 32, "sg_mark layout");
+_Static_assert(sizeof(struct sg_registrar) == 16, "sg_registrar layout");
+_Static_assert(sizeof(struct sg_exec_key) == 24, "sg_exec_key layout");
 _Static_assert(sizeof(struct sg_root_key) == 16, "sg_root_key layout");
 _Static_assert(sizeof(struct sg_root_val) == 32, "sg_root_val layout");
 #endif

@@ -60,6 +60,16 @@ static const char *const optional_hooks[] = {
 	"inode_set_acl",    /* 6.2: before, ACLs pass through inode_setxattr */
 	"inode_remove_acl", /* 6.2: likewise */
 	"file_ioctl_compat", /* 6.8 (and some stable kernels): before, file_ioctl saw those too */
+	/*
+	 * Exec restriction (ruling steps): without these programs
+	 * sg_bpf_scope_exec_allow() says -EOPNOTSUPP and the caller refuses
+	 * the step (or the policy accepts the gap), so a kernel without
+	 * them can still confine writes.  The exec hook is bprm_check_security
+	 * in the LSM list and security_bprm_check() for fmod_ret.
+	 */
+	"bprm_check_security",
+	"bprm_check",
+	"file_fcntl",
 };
 
 SGB_DEFINE_TRIVIAL_CLEANUP_FUNC(struct btf *, btf__free)
@@ -485,6 +495,25 @@ static int load_captured(const struct sg_bpf *b, int verfd, struct sg_bpf_info *
 	return r;
 }
 
+/*
+ * Are the exec hook and its registration hook attached in MODE?  Read
+ * from the published pins, the same way after a load and on reuse: the
+ * links there are the programs that run.
+ */
+static bool exec_attached(int verfd, enum sg_bpf_mode mode)
+{
+	static const char *const progs[] = { SG_PROG_EXEC, SG_PROG_EXEC_REG };
+	const char *prefix = mode == SG_BPF_LSM ? "lsm_" : "fmod_";
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s%s", sgb_mode_dir(mode), prefix, progs[i]);
+		if (faccessat(verfd, path, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+			return false;
+	}
+	return true;
+}
+
 int sg_bpf_open(enum sg_bpf_mode mode, struct sg_bpf **out, struct sg_bpf_info *info)
 {
 	return sg_bpf_open_flags(mode, 0, out, info);
@@ -559,6 +588,7 @@ int sg_bpf_open_flags(enum sg_bpf_mode mode, unsigned flags, struct sg_bpf **out
 	r = sgb_open_maps(b, info->why, sizeof(info->why));
 	if (r < 0)
 		return r;
+	b->has_exec = exec_attached(verfd, mode);
 	info->open_ms = now_ms() - t0;
 	*out = steal_pointer(&b);
 	return 0;

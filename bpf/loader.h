@@ -8,6 +8,7 @@
  *     sg_bpf_probe(mode)         can this kernel enforce in this mode?
  *     sg_bpf_open(mode)          reuse this build's pins, or load, attach, pin
  *     sg_bpf_add_scope(roots)    a scope: its policy, ring buffer and roots
+ *     sg_bpf_scope_exec_allow()  a ruling step: what its tasks may execute
  *     fork; the child waits on a pipe
  *     sg_bpf_confine_pid(pidfd)  mark the child: it and all it forks are confined
  *     release the child; it execs the step
@@ -71,6 +72,8 @@ struct sg_bpf_counts {
 	uint64_t lost;    /* events that never reached the ring buffer */
 	uint32_t nroots;  /* roots registered */
 	uint32_t mode;    /* SG_BPF_ENFORCE or SG_BPF_AUDIT */
+	uint32_t nexecs;  /* distinct exec files registered (sg_bpf_scope_exec_allow) */
+	bool exec_restricted; /* its tasks execute only those */
 };
 
 /* "bpf-lsm", "bpf-fmod" (the backend names of the log). */
@@ -137,15 +140,46 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
 		     uint32_t *scope, size_t *failed);
 
 /*
+ * Restrict what the tasks of SCOPE may execute to the files EXEC_FDS
+ * (O_PATH descriptors, N of them): every exec (bprm_check) by a task of
+ * the scope of a file that is not one of them is refused -EACCES and
+ * reported as an event with op SG_OP_EXEC, reason SG_WHY_NOT_ALLOWED and
+ * the file's path (in audit mode: let through and reported as audited).
+ * Call after sg_bpf_add_scope() and before any task is marked with the
+ * scope.  -EOPNOTSUPP when the loaded programs have no exec hook (then
+ * the caller refuses the step unless the policy accepts the gap "exec").
+ *
+ * The files are registered by the identity of their inode (device, inode
+ * number, generation), through the filter's own hook, as roots are: a
+ * hard link or another path to one of them is the same file, a new file
+ * at the same path is not, and the descriptors may be closed afterwards.
+ * A script runs only if its interpreter is one of them too; an ELF
+ * program's own interpreter (ld.so) and libraries are not checked (the
+ * kernel asks no exec hook for them).  N may be 0: nothing may execute.
+ *
+ * Also: -EINVAL when a descriptor is not a regular file (a symlink opened
+ * with O_NOFOLLOW, a directory), -ENOENT when SCOPE is not this handle's,
+ * -EBUSY when a task was already marked with it, -EEXIST when it is
+ * restricted already (the list is fixed before the step starts),
+ * -ENOSPC when the exec map is full.  On any failure the scope may be
+ * left restricted to part of the list (it refuses more, never less):
+ * remove it.
+ */
+int sg_bpf_scope_exec_allow(struct sg_bpf *b, uint32_t scope, const int *exec_fds, size_t n);
+
+/*
  * Mark the process PIDFD (not yet exec'ed, waiting for the go) as confined
  * to SCOPE.  -EEXIST if it already carries a mark: a task is never moved
- * from one scope to another.
+ * from one scope to another.  -ENOENT if SCOPE has no policy.  The mark
+ * takes the scope's exec restriction with it, and so does every task it
+ * forks.
  */
 int sg_bpf_confine_pid(struct sg_bpf *b, int pidfd, uint32_t scope);
 
 /*
- * Remove SCOPE's policy, ring and roots.  From then on, the tasks still
- * marked with it (daemons that outlived the step) are refused every write.
+ * Remove SCOPE's policy, ring, roots and exec files.  From then on, the
+ * tasks still marked with it (daemons that outlived the step) are refused
+ * every write, and, if the scope was exec-restricted, every exec.
  */
 int sg_bpf_remove_scope(struct sg_bpf *b, uint32_t scope);
 

@@ -10,6 +10,7 @@
 #define SG_BPF_LOADER_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <bpf/libbpf.h>
@@ -23,16 +24,26 @@
 #define SG_MAX_SCOPES 16
 
 /* The pinned maps user space opens, indexes of sg_bpf.maps (names: pins.c). */
-enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M__N };
+enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M_EXECS, M__N };
+
+/*
+ * The programs exec restriction needs, by pin name without the mode's
+ * prefix ("lsm_", "fmod_"): the exec hook, and the hook its files are
+ * registered through.  Both are optional per kernel (loader.c).
+ */
+#define SG_PROG_EXEC "bprm_check_security"
+#define SG_PROG_EXEC_REG "file_fcntl"
 
 struct sg_bpf {
 	enum sg_bpf_mode mode;
 	char dir[128];  /* the version directory */
 	int maps[M__N];
+	bool has_exec;  /* SG_PROG_EXEC and SG_PROG_EXEC_REG are attached */
 	struct ring_buffer *rb;
 	struct {
 		uint32_t id;
 		int ring_fd;
+		bool confined; /* a task was marked with it: too late to restrict exec */
 	} scopes[SG_MAX_SCOPES];
 	size_t n_scopes;
 	sg_bpf_event_fn fn; /* set by sg_bpf_poll() for ring_sample() */

@@ -16,6 +16,7 @@
 #define EAGAIN 11
 #define ENOENT 2
 #define ENOSPC 28
+#define EINVAL 22
 #define ECANCELED 125
 #define O_ACCMODE 00000003
 #define O_RDONLY 00000000
@@ -44,6 +45,7 @@
 #define FS_IOC32_SETVERSION 0x40047602 /* _IOW('v', 2, int) */
 #define FS_IOC_FSSETXATTR 0x401c5820   /* _IOW('X', 32, struct fsxattr) */
 #define BPF_LOCAL_STORAGE_GET_F_CREATE 1
+#define F_GETFD 1
 
 /*
  * How many steps a walk may take (one per directory level or mount
@@ -155,6 +157,21 @@ struct {
 	__type(value, struct sg_root_val);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sg_roots SEC(".maps");
+
+/*
+ * The files each exec-restricted scope may execute, by identity (struct
+ * sg_exec_key in events.h).  Written only by registration
+ * (sg_register_exec()), never by the exec hook, which only looks up: a
+ * full map makes registration fail (-ENOSPC), so the step never starts;
+ * it can never make an exec go through.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct sg_exec_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sg_execs SEC(".maps");
 
 /*
  * One ring buffer per scope: a BPF ring buffer has one consumer, and

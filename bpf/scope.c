@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * scope.c — scopes: add one (its policy, its ring buffer, its roots
- * registered through the filter's own hook), mark a task with it, read
- * its events and counters, remove it, and collect the ones whose
- * stepguard died.
+ * registered through the filter's own hook), restrict what it may
+ * execute (its exec files, registered the same way), mark a task with
+ * it, read its events and counters, remove it, and collect the ones
+ * whose stepguard died.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -31,20 +32,28 @@ static int pidfd_self(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Delete every sg_roots entry of SCOPE. */
-static int remove_roots(struct sg_bpf *b, uint32_t scope)
+/*
+ * Delete every entry of SCOPE from MAP, whose keys (KEY_SIZE bytes) start
+ * with the scope id: sg_roots and sg_execs.
+ */
+static int remove_keyed(int map, size_t key_size, uint32_t scope)
 {
-	struct sg_root_key key, next, *victims = NULL;
+	unsigned char key[32], next[32], *victims = NULL;
 	size_t n = 0, cap = 0;
 	int r = 0;
 	void *prev = NULL;
 
+	if (key_size > sizeof(key) || key_size < sizeof(uint32_t))
+		return -EINVAL;
 	/* Collect first: deleting while iterating a hash map restarts the walk. */
-	while (bpf_map_get_next_key(b->maps[M_ROOTS], prev, &next) == 0) {
-		if (next.scope == scope) {
+	while (bpf_map_get_next_key(map, prev, next) == 0) {
+		uint32_t id;
+
+		memcpy(&id, next, sizeof(id));
+		if (id == scope) {
 			if (n == cap) {
 				size_t ncap = cap ? cap * 2 : 64;
-				struct sg_root_key *v = realloc(victims, ncap * sizeof(*v));
+				unsigned char *v = realloc(victims, ncap * key_size);
 
 				if (!v) {
 					free(victims);
@@ -53,13 +62,13 @@ static int remove_roots(struct sg_bpf *b, uint32_t scope)
 				victims = v;
 				cap = ncap;
 			}
-			victims[n++] = next;
+			memcpy(victims + n++ * key_size, next, key_size);
 		}
-		key = next;
-		prev = &key;
+		memcpy(key, next, key_size);
+		prev = key;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (bpf_map_delete_elem(b->maps[M_ROOTS], &victims[i]) < 0 && errno != ENOENT &&
+		if (bpf_map_delete_elem(map, victims + i * key_size) < 0 && errno != ENOENT &&
 		    r == 0)
 			r = -errno;
 	free(victims);
@@ -80,8 +89,15 @@ static int drop_scope(struct sg_bpf *b, uint32_t scope)
 	if (bpf_map_delete_elem(b->maps[M_RINGS], &scope) < 0 && errno != ENOENT && r == 0)
 		r = -errno;
 	{
-		int rr = remove_roots(b, scope);
+		int rr = remove_keyed(b->maps[M_ROOTS], sizeof(struct sg_root_key), scope);
 
+		if (rr < 0 && r == 0)
+			r = rr;
+		/*
+		 * After the policy: a restricted task whose policy is gone is
+		 * refused every exec, so no exec can meet half a list either.
+		 */
+		rr = remove_keyed(b->maps[M_EXECS], sizeof(struct sg_exec_key), scope);
 		if (rr < 0 && r == 0)
 			r = rr;
 	}
@@ -193,11 +209,32 @@ static int ring_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Register each root through the filter's path_chown hook (see sg_register()). */
-static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size_t n,
-			  size_t *failed)
+/* What makes the filter's hook register FD, as KIND: 0 or an errno. */
+static int registration_call(uint32_t kind, int fd)
 {
-	struct sg_registrar reg = { .scope = scope };
+	long r;
+
+	if (kind == SG_REG_ROOTS)
+		/* -1, -1: "change no owner"; the hook cancels it anyway */
+		r = fchownat(fd, "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH);
+	else
+		/*
+		 * F_GETFD changes nothing if the hook is not there; syscall(),
+		 * not fcntl(3), so that the argument surely reaches the kernel.
+		 */
+		r = syscall(SYS_fcntl, fd, F_GETFD, (unsigned long)SG_REG_EXEC_MAGIC);
+	return r < 0 ? errno : 0;
+}
+
+/*
+ * Register each of FDS for SCOPE through the filter's own hook: roots
+ * (SG_REG_ROOTS) through path_chown (see sg_register()), exec files
+ * (SG_REG_EXECS) through file_fcntl (see sg_register_exec()).
+ */
+static int register_objects(struct sg_bpf *b, uint32_t scope, uint32_t kind, const int *fds,
+			    size_t n, size_t *failed)
+{
+	struct sg_registrar reg = { .scope = scope, .kind = kind };
 	_cleanup_close_ int pidfd = -1;
 	int r = 0;
 
@@ -218,8 +255,7 @@ static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size
 		}
 		before = reg.count;
 		do {
-			/* -1, -1: "change no owner"; the hook cancels it anyway */
-			e = fchownat(fds[i], "", (uid_t)-1, (gid_t)-1, AT_EMPTY_PATH) < 0 ? errno : 0;
+			e = registration_call(kind, fds[i]);
 			if (bpf_map_lookup_elem(b->maps[M_REGISTRAR], &pidfd, &reg) < 0) {
 				r = -errno;
 				break;
@@ -232,11 +268,11 @@ static int register_roots(struct sg_bpf *b, uint32_t scope, const int *fds, size
 			r = reg.err;
 		} else if (reg.count == before + 1) { // NOLINT(bugprone-branch-clone): registered, and EROFS below, are two different reasons to go on
 			continue;
-		} else if (e == EROFS) {
+		} else if (kind == SG_REG_ROOTS && e == EROFS) {
 			/* Read-only: the VFS refuses writes there before any hook. */
 			continue;
 		} else if (e == 0 || e == ECANCELED) {
-			/* The chown went through untouched: our hooks are not running. */
+			/* The call went through untouched: our hooks are not running. */
 			r = -EOPNOTSUPP;
 		} else {
 			r = -e;
@@ -302,7 +338,7 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
 		return -errno;
 	if (bpf_map_update_elem(b->maps[M_RINGS], &id, &ring_fd, BPF_NOEXIST) < 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
-	r = register_roots(b, id, root_fds, n, failed);
+	r = register_objects(b, id, SG_REG_ROOTS, root_fds, n, failed);
 	if (r < 0)
 		return r;
 
@@ -316,15 +352,83 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
 	undo.id = 0; /* complete: the handle's until sg_bpf_remove_scope() */
 	b->scopes[b->n_scopes].id = id;
 	b->scopes[b->n_scopes].ring_fd = steal_fd(&ring_fd);
+	b->scopes[b->n_scopes].confined = false;
 	b->n_scopes++;
 	*scope = id;
 	return 0;
 }
 
+/* The index of SCOPE in the handle's scopes, or -ENOENT. */
+static int scope_slot(const struct sg_bpf *b, uint32_t scope)
+{
+	for (size_t i = 0; i < b->n_scopes; i++)
+		if (b->scopes[i].id == scope)
+			return (int)i;
+	return -ENOENT;
+}
+
+int sg_bpf_scope_exec_allow(struct sg_bpf *b, uint32_t scope, const int *exec_fds, size_t n)
+{
+	struct sg_scope pol;
+	int slot = scope_slot(b, scope);
+
+	if (slot < 0)
+		return slot;
+	if (!b->has_exec)
+		return -EOPNOTSUPP;
+	/*
+	 * A task marked already carries the mark it got, without the
+	 * restriction, and so would all it forks: too late.
+	 */
+	if (b->scopes[slot].confined)
+		return -EBUSY;
+	if (n && !exec_fds)
+		return -EINVAL;
+	/*
+	 * Exec files are regular files.  Anything else is a caller's
+	 * mistake (a symlink opened with O_NOFOLLOW would register the
+	 * link, which exec never loads): refused before anything changes.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (fstat(exec_fds[i], &st) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return -EINVAL;
+	}
+	if (bpf_map_lookup_elem(b->maps[M_SCOPES], &scope, &pol) < 0)
+		return -errno;
+	if (pol.flags & SG_SCOPE_EXEC)
+		return -EEXIST; /* the list is fixed before the step starts */
+	/*
+	 * Restricted first, files second: a failure below leaves a scope
+	 * that refuses more than its list, never one that refuses nothing.
+	 * Writing the whole record is safe: no task is marked yet, so no
+	 * program is counting in it.
+	 */
+	pol.flags |= SG_SCOPE_EXEC;
+	if (bpf_map_update_elem(b->maps[M_SCOPES], &scope, &pol, BPF_EXIST) < 0)
+		return -errno;
+	return register_objects(b, scope, SG_REG_EXECS, exec_fds, n, NULL);
+}
+
 int sg_bpf_confine_pid(struct sg_bpf *b, int pidfd, uint32_t scope)
 {
 	struct sg_mark mark = { .scope = scope };
+	struct sg_scope pol;
+	int slot = scope_slot(b, scope);
 
+	/* From the first attempt on, restricting exec would come too late. */
+	if (slot >= 0)
+		b->scopes[slot].confined = true;
+	if (bpf_map_lookup_elem(b->maps[M_SCOPES], &scope, &pol) < 0)
+		return -errno;
+	/*
+	 * The mark carries the exec restriction: the hook reads it there,
+	 * because the mark outlives the policy (events.h, SG_SCOPE_EXEC).
+	 */
+	mark.flags = pol.flags & SG_SCOPE_EXEC;
 	/* NOEXIST: a mark is set once, and never moved to another scope. */
 	if (bpf_map_update_elem(b->maps[M_TASK], &pidfd, &mark, BPF_NOEXIST) < 0)
 		return -errno;
@@ -342,6 +446,8 @@ int sg_bpf_scope_counts(struct sg_bpf *b, uint32_t scope, struct sg_bpf_counts *
 	out->lost = s.lost;
 	out->nroots = s.nroots;
 	out->mode = s.mode;
+	out->nexecs = s.nexecs;
+	out->exec_restricted = (s.flags & SG_SCOPE_EXEC) != 0;
 	return 0;
 }
 

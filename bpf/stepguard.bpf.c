@@ -27,18 +27,27 @@
  *
  * SG_HOOK() writes the first line of every program, SG_GUARD() the
  * first two of the guards (which decide on the task, not on an object).
+ * One program decides nothing for a confined task: file_fcntl, through
+ * which stepguard registers exec files (as path_chown's registration
+ * call registers roots).
  *
  * Decisions are by object identity, never by path strings: the roots are
  * (mount, dentry) pairs taken from the O_PATH descriptors stepguard opened
  * at start (sg_register()), and a decision walks the ancestry of the
- * object (or of its parent directory) up to a root.  Paths in events are
- * rebuilt for people afterwards and play no part in any decision.
+ * object (or of its parent directory) up to a root.  In a ruling step
+ * (exec-restricted scope), the files it may execute are inode identities
+ * taken the same way (sg_register_exec()), and bprm_check compares the
+ * file being executed with them.  Paths in events are rebuilt for people
+ * afterwards and play no part in any decision.
  *
  * Failing closed, in every place where the program cannot be sure:
  *   - a walk that runs out of steps refuses (SG_WALK_MAX);
  *   - a task whose scope has no policy refuses every write;
  *   - a child whose mark cannot be stored is not allowed to exist;
- *   - a full roots map makes registration fail, so the step never starts;
+ *   - a full roots or exec map makes registration fail, so the step
+ *     never starts;
+ *   - in an exec-restricted scope, a file not registered is not executed,
+ *     and a task whose restricted scope is gone executes nothing;
  *   - on 6.1, where a task-storage lookup can fail when the per-CPU
  *     storage lock is busy, a failed lookup with the lock busy refuses.
  * A full ring buffer loses the event, never the decision; it is counted.
@@ -109,7 +118,13 @@ static __always_inline bool sg_same_scope(const struct sg_cur *c, struct task_st
  * non-sleepable LSM hooks) compiles away.
  */
 #define SG_UNPACK(...) __VA_ARGS__
-#define SG_HOOK(hook, args, call)                                         \
+#define SG_HOOK(hook, args, call) SG_HOOK_AT(hook, hook, args, call)
+
+/*
+ * SG_HOOK() for a hook whose security_* function has another name than
+ * the hook: bprm_check_security is called by security_bprm_check().
+ */
+#define SG_HOOK_AT(hook, func, args, call)                                \
 	SEC("lsm/" #hook)                                                 \
 	int BPF_PROG(lsm_##hook, SG_UNPACK args, int ret)                 \
 	{                                                                 \
@@ -117,7 +132,7 @@ static __always_inline bool sg_same_scope(const struct sg_cur *c, struct task_st
 			return ret;                                       \
 		return do_##hook(false, SG_UNPACK call);                  \
 	}                                                                 \
-	SEC("fmod_ret/security_" #hook)                                   \
+	SEC("fmod_ret/security_" #func)                                   \
 	int BPF_PROG(fmod_##hook, SG_UNPACK args, int ret)                \
 	{                                                                 \
 		if (ret)                                                  \
@@ -363,6 +378,23 @@ static __always_inline int do_path_chown(bool fmod, const struct path *path, __u
 SG_HOOK(path_chown, (const struct path *path, __u32 uid, __u32 gid), (path, uid, gid))
 
 /*
+ * fcntl decides nothing for a confined task (no fcntl writes a file's
+ * contents or metadata): it is the hook exec files are registered
+ * through (sg_register_exec() says why not path_chown).  The command and
+ * its argument are tested before anything else: this hook sees every
+ * fcntl of the machine, and only F_GETFD with stepguard's own argument
+ * costs more than two compares.
+ */
+static __always_inline int do_file_fcntl(bool fmod, struct file *file, unsigned int cmd,
+					 unsigned long arg)
+{
+	if (cmd != F_GETFD || arg != SG_REG_EXEC_MAGIC)
+		return 0;
+	return sg_register_exec(file);
+}
+SG_HOOK(file_fcntl, (struct file *file, unsigned int cmd, unsigned long arg), (file, cmd, arg))
+
+/*
  * Objects known by dentry only: utimes and the xattr hooks get no mount.
  * The walk starts without one, matches roots by dentry, and learns the
  * mount at the top of the file system when the file system has exactly
@@ -500,6 +532,57 @@ SG_HOOK(file_ioctl_compat, (struct file *file, unsigned int cmd, unsigned long a
 	(file, cmd, arg))
 
 /*
+ * Exec.  A task of an exec-restricted scope (a ruling step) may execute
+ * only the files registered for its scope, judged by the identity of the
+ * file's inode (sg_exec_allowed()), never by its path.  The hook runs
+ * for each round of the binary handlers, with bprm->file the file that
+ * round loads: for a script, first the script, then again its
+ * interpreter (binfmt_script opens it and exec_binprm() goes round
+ * again, and binfmt_misc's interpreters the same way), so a script runs
+ * only when both are registered.  It does not run for an ELF program's
+ * own interpreter (ld.so): load_elf_binary() opens PT_INTERP with
+ * open_exec(), which asks no bprm hook, and shared libraries are mapped,
+ * not executed.  So an allowed dynamically linked program runs with the
+ * ld.so and the libraries it names, and whatever its environment makes
+ * them load (LD_PRELOAD): clearing that is the caller's part.
+ *
+ * A scope that is not exec-restricted is unaffected: ordinary steps
+ * execute anything.
+ */
+static __always_inline int do_bprm_check_security(bool fmod, struct linux_binprm *bprm)
+{
+	struct sg_cur c;
+	struct sg_objs o = {};
+	struct file *file;
+
+	if (!sg_current(&c))
+		return 0;
+	file = BPF_CORE_READ(bprm, file);
+	o.mnt1 = o.pmnt1 = (__u64)BPF_CORE_READ(file, f_path.mnt);
+	o.dentry1 = o.pdent1 = (__u64)BPF_CORE_READ(file, f_path.dentry);
+	/*
+	 * No mark to read (6.1, storage busy): whether the scope restricts
+	 * exec cannot be told either.  Refuse, as a write is refused then.
+	 */
+	if (!c.mark)
+		return sg_refuse(&c, SG_OP_EXEC, c.why, 0, 0, &o, -EACCES);
+	/* The mark, not the policy: it outlives the policy (events.h, SG_SCOPE_EXEC). */
+	if (!(c.mark->flags & SG_SCOPE_EXEC))
+		return 0;
+	/*
+	 * Restricted, and the scope's policy is gone (a daemon that outlived
+	 * its step): its exec files go with it.  Refuse every exec, as
+	 * every write is refused: it must not get its freedom back.
+	 */
+	if (!c.pol)
+		return sg_refuse(&c, SG_OP_EXEC, c.why, 0, 0, &o, -EACCES);
+	if (sg_exec_allowed(c.scope, file))
+		return 0;
+	return sg_refuse(&c, SG_OP_EXEC, SG_WHY_NOT_ALLOWED, 0, 0, &o, -EACCES);
+}
+SG_HOOK_AT(bprm_check_security, bprm_check, (struct linux_binprm *bprm), (bprm))
+
+/*
  * Guards.  Seccomp already removes bpf(2), ptrace(2) and the mount calls
  * from a step; these refuse what seccomp cannot see (a step started with
  * seccomp additions, a syscall reached another way), so that a confined
@@ -583,13 +666,15 @@ static __always_inline int do_task_alloc(bool fmod, struct task_struct *task,
 
 	if (!sg_current(&c))
 		return 0;
-	if (c.why == SG_WHY_UNKNOWN) {
+	if (c.why == SG_WHY_UNKNOWN || !c.mark) {
 		/* Could not tell if the parent is confined (6.1): refuse. */
 		return -EAGAIN;
 	}
 	mark.scope = c.scope;
+	/* The exec restriction too: a child that lost it could execute anything. */
+	mark.flags = c.mark->flags;
 	child = bpf_task_storage_get(&sg_task, task, &mark, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!child || child->scope != c.scope) {
+	if (!child || child->scope != c.scope || child->flags != mark.flags) {
 		struct sg_stats *st = sg_stats_get();
 
 		if (st)

@@ -3,12 +3,19 @@
  * bpfdrive.c — drive the eBPF write filter (bpf/loader.c) without the
  * launcher, for the VM tests.
  *
- *   bpfdrive --mode lsm|fmod [--audit] [--keep-scope] --root DIR... -- CMD...
+ *   bpfdrive --mode lsm|fmod [--audit] [--keep-scope] --root DIR...
+ *           [--exec FILE... | --exec-none] -- CMD...
  *       Reuse or load the filter, add a scope with the roots, fork CMD
  *       (it waits on a pipe), mark it through a pidfd, let it exec, print
  *       each event as one "EVENT ..." line, and exit with CMD's status
  *       (128+N for a signal).  The scope is removed at the end, unless
- *       --keep-scope (what a killed stepguard leaves behind).
+ *       --keep-scope (what a killed stepguard leaves behind).  With
+ *       --exec, the scope may execute only the FILEs (a ruling step,
+ *       sg_bpf_scope_exec_allow()); --exec-none: nothing at all.  The
+ *       descriptors of the FILEs are closed before CMD runs: the filter
+ *       knows them by identity, not through an open descriptor.  The
+ *       child says "bpfdrive: exec CMD" before its exec, and when the
+ *       exec is refused, the errno it got (then it exits 127).
  *   bpfdrive --mode M --probe        sg_bpf_probe(): exit 0, or 3 with the reason
  *   bpfdrive --mode M --prog-ids     the pinned programs of mode M: ids, verified
  *                                    instructions, recursion misses
@@ -16,6 +23,11 @@
  *   bpfdrive --unload [--force] [--pins NAME]
  *   bpfdrive --flood N PATH          try N creates of PATH, count the refusals (a step
  *                                    that fills its ring buffer; see --no-read)
+ *   bpfdrive --generation FILE       print FILE's inode generation (FS_IOC_GETVERSION)
+ *   bpfdrive --set-generation N FILE set it (FS_IOC_SETVERSION; ext4 without
+ *                                    metadata_csum): the exec tests make two files
+ *                                    alike in all but their device, or a file that
+ *                                    differs from its old self only there
  *
  * --no-read      read no event until CMD has exited: the ring fills, and the
  *                counters must account for every refusal (events + lost)
@@ -30,6 +42,7 @@
  *   bpfdrive: open MODE: loaded N programs in T ms (load+verify L ms, attach A ms) DIR
  *   bpfdrive: open MODE: reused N pinned programs in T ms DIR
  *   bpfdrive: scope ID MODE N roots
+ *   bpfdrive: scope ID exec-restricted: N files, M identities
  *   EVENT op=OP decision=D errno=E reason=R scope=S pid=P tid=T uid=U arg=0xA comm=C
  *         flags=0xF path=P [path2=P]          (one line; bytes escaped as \xNN)
  *   bpfdrive: end status=S denied=D audited=A lost=L
@@ -41,11 +54,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +70,7 @@
 #include "bpf/loader.h"
 
 #define MAX_ROOTS 32
+#define MAX_EXECS 32
 
 static void put_escaped(FILE *f, const char *s, size_t len)
 {
@@ -108,8 +124,36 @@ static int usage(void)
 			"--root DIR... -- CMD...\n"
 			"       bpfdrive --mode lsm|fmod --probe|--prog-ids\n"
 			"       bpfdrive --max-prog-id\n"
-			"       bpfdrive --unload [--force] [--pins NAME]\n");
+			"       bpfdrive --unload [--force] [--pins NAME]\n"
+			"       bpfdrive --generation FILE | --set-generation N FILE\n"
+			"       (with --root: [--exec FILE]... [--exec-none])\n");
 	return 2;
+}
+
+/* Print FILE's inode generation, after setting it to SET (when not NULL). */
+static int generation(const char *set, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), gen = 0, r = 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "bpfdrive: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (set) {
+		gen = (int)strtoul(set, NULL, 0);
+		if (ioctl(fd, FS_IOC_SETVERSION, &gen) < 0) {
+			fprintf(stderr, "bpfdrive: set generation of %s: %s\n", path, strerror(errno));
+			r = 1;
+		}
+	}
+	if (r == 0 && ioctl(fd, FS_IOC_GETVERSION, &gen) < 0) {
+		fprintf(stderr, "bpfdrive: generation of %s: %s\n", path, strerror(errno));
+		r = 1;
+	}
+	if (r == 0)
+		printf("generation %s: %u\n", path, (unsigned)gen);
+	close(fd);
+	return r;
 }
 
 /* Try N creates of PATH (expected refused); print how many were. */
@@ -146,8 +190,13 @@ static int max_prog_id(void)
 	return 0;
 }
 
-/* Run CMD confined to SCOPE; return its wait status. */
-static int run_confined(struct sg_bpf *b, uint32_t scope, char **cmd, int *wstatus, int no_read)
+/*
+ * Run CMD confined to SCOPE; return its wait status.  SAY_EXEC: the child
+ * says before its exec that it is trying (the mark is set by then, so in
+ * an exec-restricted scope this exec is judged like any other).
+ */
+static int run_confined(struct sg_bpf *b, uint32_t scope, char **cmd, int *wstatus, int no_read,
+			int say_exec)
 {
 	int go[2], pidfd, r;
 	pid_t pid;
@@ -166,8 +215,11 @@ static int run_confined(struct sg_bpf *b, uint32_t scope, char **cmd, int *wstat
 		if (read(go[0], &c, 1) != 1)
 			_exit(126);
 		close(go[0]);
+		if (say_exec)
+			fprintf(stderr, "bpfdrive: exec %s\n", cmd[0]);
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "bpfdrive: %s: %s\n", cmd[0], strerror(errno));
+		/* Refused: the child is still here to say so, and goes on to exit. */
+		fprintf(stderr, "bpfdrive: exec %s: %s (errno %d)\n", cmd[0], strerror(errno), errno);
 		_exit(127);
 	}
 	close(go[0]);
@@ -241,12 +293,16 @@ int main(int argc, char **argv)
 		{ "flood", required_argument, NULL, 'F' },
 		{ "no-read", no_argument, NULL, 'n' },
 		{ "force-attach", no_argument, NULL, 'A' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "exec-none", no_argument, NULL, 'X' },
+		{ "generation", required_argument, NULL, 'g' },
+		{ "set-generation", required_argument, NULL, 'G' },
 		{ 0 },
 	};
 	enum sg_bpf_mode mode = 0;
-	const char *roots[MAX_ROOTS], *pins = NULL;
+	const char *roots[MAX_ROOTS], *execs[MAX_EXECS], *pins = NULL;
 	int fds[MAX_ROOTS], n_roots = 0, audit = 0, keep = 0, probe = 0, ids = 0, unload = 0,
-			    force = 0, no_read = 0, c, r, wstatus = 0;
+			    force = 0, no_read = 0, c, r, wstatus = 0, n_execs = 0, restrict_exec = 0;
 	unsigned open_flags = 0;
 	struct sg_bpf_info info;
 	struct sg_bpf_counts counts = { 0 };
@@ -309,6 +365,21 @@ int main(int argc, char **argv)
 		case 'A':
 			open_flags |= SG_BPF_OPEN_FORCE_ATTACH;
 			break;
+		case 'x':
+			if (n_execs == MAX_EXECS)
+				return usage();
+			execs[n_execs++] = optarg;
+			restrict_exec = 1;
+			break;
+		case 'X':
+			restrict_exec = 1;
+			break;
+		case 'g':
+			return generation(NULL, optarg);
+		case 'G':
+			if (optind >= argc)
+				return usage();
+			return generation(optarg, argv[optind]);
 		default:
 			return usage();
 		}
@@ -404,9 +475,38 @@ int main(int argc, char **argv)
 	(void)sg_bpf_scope_counts(b, scope, &counts);
 	printf("bpfdrive: scope %" PRIu32 " %s %" PRIu32 " roots\n", scope,
 	       audit ? "audit" : "enforce", counts.nroots);
+	if (restrict_exec) {
+		int xfds[MAX_EXECS];
+
+		for (int i = 0; i < n_execs; i++) {
+			xfds[i] = open(execs[i], O_PATH | O_CLOEXEC);
+			if (xfds[i] < 0) {
+				fprintf(stderr, "bpfdrive: %s: %s\n", execs[i], strerror(errno));
+				while (i--)
+					close(xfds[i]);
+				sg_bpf_remove_scope(b, scope);
+				sg_bpf_close(b);
+				return 4;
+			}
+		}
+		r = sg_bpf_scope_exec_allow(b, scope, xfds, (size_t)n_execs);
+		/* Known by identity from here on: the descriptors are not needed. */
+		for (int i = 0; i < n_execs; i++)
+			close(xfds[i]);
+		if (r < 0) {
+			printf("bpfdrive: exec allow: %s\n", strerror(-r));
+			sg_bpf_remove_scope(b, scope);
+			sg_bpf_close(b);
+			return 4;
+		}
+		(void)sg_bpf_scope_counts(b, scope, &counts);
+		printf("bpfdrive: scope %" PRIu32 " exec-restricted: %d files, %" PRIu32
+		       " identities\n",
+		       scope, n_execs, counts.nexecs);
+	}
 	fflush(stdout);
 
-	r = run_confined(b, scope, argv + optind, &wstatus, no_read);
+	r = run_confined(b, scope, argv + optind, &wstatus, no_read, restrict_exec);
 	if (r < 0) {
 		fprintf(stderr, "bpfdrive: running %s: %s\n", argv[optind], strerror(-r));
 		if (!keep)

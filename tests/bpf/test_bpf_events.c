@@ -124,6 +124,30 @@ static void test_sg_bpf_op_name_log_names(void **state)
 		assert_string_not_equal(sg_bpf_op_name(op), "unknown");
 }
 
+/*
+ * An exec refusal as bprm_check_security sends it: one path (the file),
+ * read back with the log's words for it.
+ */
+static void test_sg_bpf_event_check_exec_refusal(void **state)
+{
+	static struct sg_event ev;
+	size_t size = make_event(&ev, "/w/bin/busybox", "");
+	const char *p;
+	size_t len;
+
+	(void)state;
+	ev.op = SG_OP_EXEC;
+	ev.reason = SG_WHY_NOT_ALLOWED;
+	assert_int_equal(sg_bpf_event_check(&ev, size), 0);
+	assert_string_equal(sg_bpf_op_name(ev.op), "exec");
+	assert_string_equal(sg_bpf_reason_name(ev.reason), "not-allowed");
+	p = sg_bpf_event_path(&ev, 0, &len);
+	assert_int_equal(len, strlen("/w/bin/busybox"));
+	assert_memory_equal(p, "/w/bin/busybox", len);
+	(void)sg_bpf_event_path(&ev, 1, &len);
+	assert_int_equal(len, 0);
+}
+
 static void test_sg_bpf_names_decision_mode(void **state)
 {
 	(void)state;
@@ -143,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_sg_bpf_event_check_lengths_bounded),
 		cmocka_unit_test(test_sg_bpf_event_check_unknown_values),
 		cmocka_unit_test(test_sg_bpf_event_path_second_follows_first),
+		cmocka_unit_test(test_sg_bpf_event_check_exec_refusal),
 		cmocka_unit_test(test_sg_bpf_op_name_log_names),
 		cmocka_unit_test(test_sg_bpf_names_decision_mode),
 	};
