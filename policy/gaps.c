@@ -20,6 +20,7 @@ static const struct {
 	{ SG_GAP_IOCTL_DEV, "ioctl-dev", "ioctl on device files" },
 	{ SG_GAP_SCOPING, "scoping", "signals and abstract sockets out of the step" },
 	{ SG_GAP_ABSTRACT, "abstract-sockets", "abstract sockets out of the step" },
+	{ SG_GAP_EXEC, "exec", "the exec allow-list of a ruling step" },
 };
 
 const char *sg_gap_name(unsigned i)

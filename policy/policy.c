@@ -74,8 +74,51 @@ bool sg_words_contains(const struct sg_words *w, const char *s)
 	return false;
 }
 
+/* Does W hold the N bytes at S as a whole word? */
+static bool words_contain_n(const struct sg_words *w, const char *s, size_t n)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strncmp(w->v[i], s, n) == 0 && w->v[i][n] == '\0')
+			return true;
+	return false;
+}
+
+/*
+ * Each [model-cli] ruling-options word names an option the lists parse the
+ * way the word is written: "--x" a flag option, "--x=v" a value or
+ * optional-value option.  Otherwise the argv walk could not tell whether a
+ * command already gives it (sg_ruling_argv() would add it beside another
+ * value).  One name, one word: two values for one option always conflict.
+ */
+static int validate_ruling_options(const struct sg_model_cli *cli, struct sg_error *err)
+{
+	const struct sg_words *ro = &cli->ruling_options;
+
+	for (size_t i = 0; i < ro->n; i++) {
+		const char *w = ro->v[i], *eq = strchr(w, '=');
+		size_t n = eq ? (size_t)(eq - w) : strlen(w);
+		bool ok = eq ? words_contain_n(&cli->value_options, w, n) ||
+				       words_contain_n(&cli->optional_value_options, w, n)
+			     : words_contain_n(&cli->flag_options, w, n);
+
+		for (size_t k = 0; ok && k < i; k++)
+			ok = !(strncmp(ro->v[k], w, n) == 0 &&
+			       (ro->v[k][n] == '\0' || ro->v[k][n] == '='));
+		if (!ok) {
+			sg_errorf(err, 0, ro->origin.file, ro->origin.line,
+				  "[model-cli] ruling-options: \"%s\" must name %s, once", w,
+				  eq ? "a value-options or optional-value-options entry (\"--x=value\")"
+				     : "a flag-options entry (\"--x\")");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int sg_policy_validate(const struct sg_policy *p, struct sg_error *err)
 {
+	int r;
+
 	if (p->cli.names.n == 0) {
 		sg_errorf(err, 0, p->cli.names.set ? p->cli.names.origin.file : "policy",
 			  p->cli.names.set ? p->cli.names.origin.line : 0,
@@ -94,6 +137,9 @@ int sg_policy_validate(const struct sg_policy *p, struct sg_error *err)
 			      SG_POLICY_MAX_KEEP_FDS);
 		return -EINVAL;
 	}
+	r = validate_ruling_options(&p->cli, err);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < p->seccomp_allow.n; i++)
 		if (sg_words_contains(&p->seccomp_deny, p->seccomp_allow.v[i])) {
 			sg_errorf(err, 0, p->seccomp_allow.origin.file, p->seccomp_allow.origin.line,

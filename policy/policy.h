@@ -128,6 +128,7 @@ enum sg_gap {
 	SG_GAP_IOCTL_DEV = 1 << 2,  /* ioctl on device files */
 	SG_GAP_SCOPING = 1 << 3,    /* signals and abstract sockets out of the step */
 	SG_GAP_ABSTRACT = 1 << 4,   /* eBPF: abstract sockets out of the step */
+	SG_GAP_EXEC = 1 << 5,       /* eBPF without the exec hook: a ruling step's exec allow-list */
 };
 
 /* "attributes (chmod, chown, ...), truncate (truncation)" for a gap mask; "none" for 0. */
@@ -155,7 +156,8 @@ int sg_policy_parse(struct sg_policy *p, const char *name, const char *text,
 		    size_t len, sg_syscall_known_fn known, struct sg_error *err);
 
 /*
- * Checks that need the whole merged policy (a model CLI is named, ...).
+ * Checks that need the whole merged policy (a model CLI is named, each
+ * ruling option is one the option lists parse, ...).
  * Returns 0 or -EINVAL with ERR filled.
  */
 int sg_policy_validate(const struct sg_policy *p, struct sg_error *err);

@@ -10,13 +10,18 @@
  * "--tools" is the prompt's text, and the CLI keeps its default tools.
  * An option the policy does not list is refused, because stepguard
  * cannot know whether it swallows the next argument or grants tools.
+ *
+ * The same walk finds the [model-cli] ruling-options a command already
+ * gives (sg_ruling_argv() adds the others) and refuses one given with
+ * another value; the environment is judged by [model-cli] tool-variables.
  */
 #include "policy/ruling.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
 
 static bool starts_option(const char *a)
 {
@@ -71,25 +76,81 @@ static void refuse(struct sg_ruling *r, enum sg_reason why, int arg)
 	r->arg = arg;
 }
 
-/* Walk the model CLI's arguments; sets r->reason (SG_OK if tool-free). */
-static void analyse_cli(const struct sg_model_cli *cli, char *const argv[], int argc,
-			struct sg_ruling *r)
+/*
+ * The options that put the CLI in print mode, where it registers no
+ * subcommand: with 2.1.332, "claude -p --tools '' -- doctor" sends
+ * "doctor" as the prompt, while "claude --tools '' -- doctor" runs the
+ * doctor and "claude --tools '' -- mcp list" lists MCP servers (commander
+ * dispatches on the first operand, "--" or not).  They count only where
+ * the walk reads them as flag options, before "--".
+ */
+static const char *const print_options[] = { "-p", "--print" };
+
+static bool is_print_option(const char *name)
 {
-	bool tools_seen = false, operand_seen = false;
+	for (size_t k = 0; k < sizeof(print_options) / sizeof(print_options[0]); k++)
+		if (strcmp(name, print_options[k]) == 0)
+			return true;
+	return false;
+}
+
+/* The index of the ruling option named NAME ("--x" of "--x=v" or of "--x"), or -1. */
+static int ruling_option(const struct sg_model_cli *cli, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t k = 0; k < cli->ruling_options.n; k++) {
+		const char *ro = cli->ruling_options.v[k];
+
+		if (strncmp(ro, name, len) == 0 && (ro[len] == '\0' || ro[len] == '='))
+			return (int)k;
+	}
+	return -1;
+}
+
+/*
+ * Does an occurrence of a ruling option say what the ruling option says?
+ * Its value is EQV (from "--x=v") or the N words the option lists made it
+ * take from ARGV[FIRST]; a ruling option without "=" has no value.
+ * Anything else, an empty value or two values included, is another value.
+ */
+static bool same_value(const char *ro, const char *eqv, char *const argv[], int first, int n)
+{
+	const char *want = strchr(ro, '=');
+
+	if (!want)
+		return !eqv && n == 0;
+	want++;
+	if (eqv)
+		return strcmp(eqv, want) == 0;
+	return n == 1 && strcmp(argv[first], want) == 0;
+}
+
+/*
+ * Walk the model CLI's arguments; sets r->reason (SG_OK if tool-free).
+ * SEEN (may be NULL) has one entry per [model-cli] ruling-options word:
+ * set when the command line already gives it with its value.
+ */
+static void analyse_cli(const struct sg_model_cli *cli, char *const argv[], int argc,
+			struct sg_ruling *r, bool *seen)
+{
+	bool tools_seen = false, operand_seen = false, print_mode = false;
 	int i = 1;
 
 	while (i < argc) {
 		const char *a = argv[i];
-		const char *eq;
+		const char *eq, *eqv;
 		char name[256];
 		size_t n;
+		int first = i + 1, nvals = 0, ro;
 
 		if (strcmp(a, "--") == 0) {
 			/*
-			 * Everything after "--" is a prompt.  The first operand
-			 * may still select a subcommand, so check that one.
+			 * Everything after "--" is a prompt, in print mode.
+			 * Without it the first operand may still select a
+			 * subcommand, so check that one.
 			 */
-			if (!operand_seen && i + 1 < argc &&
+			if (!print_mode && !operand_seen && i + 1 < argc &&
 			    sg_words_contains(&cli->subcommands, argv[i + 1]))
 				return refuse(r, SG_SUBCOMMAND, i + 1);
 			break;
@@ -104,6 +165,7 @@ static void analyse_cli(const struct sg_model_cli *cli, char *const argv[], int 
 
 		/* "--name=value" carries its value; "-x" and "--name" do not. */
 		eq = (a[1] == '-') ? strchr(a, '=') : NULL;
+		eqv = eq ? eq + 1 : NULL;
 		n = eq ? (size_t)(eq - a) : strlen(a);
 		if (n >= sizeof(name))
 			return refuse(r, SG_UNKNOWN_OPTION, i);
@@ -112,6 +174,17 @@ static void analyse_cli(const struct sg_model_cli *cli, char *const argv[], int 
 
 		if (sg_words_contains(&cli->tool_flags, name))
 			return refuse(r, SG_TOOL_FLAG, i);
+		/*
+		 * Commander reads "-rID" as "-r ID" and "-cp" as "-c -p": a
+		 * short tool flag with anything attached is that tool flag.
+		 * Other such words stay unknown (stepguard does not unbundle).
+		 */
+		if (a[1] != '-' && a[2] != '\0') {
+			const char short_name[3] = { a[0], a[1], '\0' };
+
+			if (sg_words_contains(&cli->tool_flags, short_name))
+				return refuse(r, SG_TOOL_FLAG, i);
+		}
 
 		if (sg_words_contains(&cli->tools_option, name)) {
 			/*
@@ -135,38 +208,48 @@ static void analyse_cli(const struct sg_model_cli *cli, char *const argv[], int 
 			continue;
 		}
 
+		/* How many of the following words the option takes. */
 		if (sg_words_contains(&cli->flag_options, name)) {
 			if (eq)
 				return refuse(r, SG_FLAG_WITH_VALUE, i);
-			i++;
-			continue;
-		}
-		if (sg_words_contains(&cli->value_options, name)) {
-			if (eq) {
-				i++;
-				continue;
-			}
+			print_mode = print_mode || is_print_option(name);
+		} else if (sg_words_contains(&cli->value_options, name)) {
 			/* A required value is taken even if it starts with '-'. */
-			if (i + 1 >= argc)
+			if (!eq && i + 1 >= argc)
 				return refuse(r, SG_MISSING_VALUE, i);
-			i += 2;
-			continue;
+			nvals = eq ? 0 : 1;
+		} else if (sg_words_contains(&cli->optional_value_options, name)) {
+			nvals = !eq && i + 1 < argc && !starts_option(argv[i + 1]) &&
+				strcmp(argv[i + 1], "--") != 0;
+		} else if (sg_words_contains(&cli->variadic_options, name)) {
+			/*
+			 * "--add-dir=x" takes only its own value: the CLI reads
+			 * the words after it as operands ("--add-dir=x mcp list"
+			 * lists MCP servers), so they are checked as operands.
+			 */
+			if (!eq && (i + 1 >= argc || starts_option(argv[i + 1])))
+				return refuse(r, SG_MISSING_VALUE, i);
+			while (!eq && first + nvals < argc && !starts_option(argv[first + nvals]))
+				nvals++;
+		} else {
+			return refuse(r, SG_UNKNOWN_OPTION, i);
 		}
-		if (sg_words_contains(&cli->optional_value_options, name)) {
-			i++;
-			if (!eq && i < argc && !starts_option(argv[i]) && strcmp(argv[i], "--") != 0)
-				i++;
-			continue;
+
+		/*
+		 * A ruling option given with another value would undo the
+		 * one stepguard adds (commander keeps the last), so it is
+		 * refused like a tool flag.
+		 */
+		ro = ruling_option(cli, name);
+		if (ro >= 0) {
+			if (!same_value(cli->ruling_options.v[ro], eqv, argv, first, nvals)) {
+				r->detail = cli->ruling_options.v[ro];
+				return refuse(r, SG_RULING_OPTION, i);
+			}
+			if (seen)
+				seen[ro] = true;
 		}
-		if (sg_words_contains(&cli->variadic_options, name)) {
-			i++;
-			if (!eq && (i >= argc || starts_option(argv[i])))
-				return refuse(r, SG_MISSING_VALUE, i - 1);
-			while (i < argc && !starts_option(argv[i]))
-				i++;
-			continue;
-		}
-		return refuse(r, SG_UNKNOWN_OPTION, i);
+		i += 1 + nvals;
 	}
 	if (!tools_seen)
 		return refuse(r, SG_NO_TOOLS_OPTION, -1);
@@ -207,7 +290,58 @@ void sg_ruling_decide(const struct sg_policy *p, char *const argv[],
 		out->arg = 0;
 		return;
 	}
-	analyse_cli(&p->cli, argv, argc, out);
+	/*
+	 * A variable that loads plugins, settings, MCP servers or code into
+	 * the CLI adds what --tools "" took away, and no argument shows it.
+	 * Present and non-empty counts, any occurrence, as for credentials.
+	 */
+	out->detail = find_var(&p->cli.tool_variables, envp, nonempty);
+	if (out->detail) {
+		out->reason = SG_TOOL_VARIABLE;
+		return;
+	}
+	analyse_cli(&p->cli, argv, argc, out, NULL);
+}
+
+int sg_ruling_argv(const struct sg_policy *p, const struct sg_ruling *r, char *const argv[],
+		   char ***out)
+{
+	const struct sg_words *ro = &p->cli.ruling_options;
+	bool *seen = NULL;
+	size_t argc = 0, o = 0;
+	char **v;
+
+	*out = NULL;
+	while (argv && argv[argc])
+		argc++;
+	/* A ruling step that runs: its command line is the CLI's, analysed. */
+	if (argc > 0 && r->rule != 0 && r->reason == SG_OK && ro->n > 0) {
+		struct sg_ruling again;
+
+		seen = calloc(ro->n, sizeof(*seen));
+		if (!seen)
+			return -ENOMEM;
+		memset(&again, 0, sizeof(again));
+		analyse_cli(&p->cli, argv, (int)argc, &again, seen);
+	}
+	v = calloc(argc + (seen ? ro->n : 0) + 1, sizeof(*v));
+	if (v) {
+		if (argc > 0)
+			v[o++] = argv[0];
+		/*
+		 * Right after argv[0]: before any word the CLI could read as
+		 * a prompt, a subcommand or "--".
+		 */
+		for (size_t k = 0; seen && k < ro->n; k++)
+			if (!seen[k])
+				v[o++] = ro->v[k];
+		for (size_t i = 1; i < argc; i++)
+			v[o++] = argv[i];
+		v[o] = NULL;
+	}
+	free(seen);
+	*out = v;
+	return v ? 0 : -ENOMEM;
 }
 
 /* ---- explanations ---------------------------------------------------- */
@@ -260,9 +394,16 @@ const char *sg_quote_arg(const char *arg, size_t max, char *buf, size_t len)
  */
 static bool holds_part_of(const char *arg, const char *value)
 {
-	size_t n = strlen(value), run = n < SG_CREDENTIAL_RUN ? n : SG_CREDENTIAL_RUN;
+	size_t n = strlen(value), run = SG_CREDENTIAL_RUN;
 	size_t alen = strlen(arg);
 
+	/*
+	 * A value shorter than a run is no secret (a descriptor number such
+	 * as "3" in CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR): only an argument
+	 * that is the value itself is hidden, not every one holding a "3".
+	 */
+	if (n < run)
+		return strcmp(arg, value) == 0;
 	for (size_t j = 0; j + run <= n; j++)
 		if (memmem(arg, alen, value + j, run))
 			return true;
@@ -351,9 +492,20 @@ int sg_ruling_explain(const struct sg_policy *p, const struct sg_ruling *r,
 				why, arg, arg, tools, unset);
 	case SG_UNKNOWN_OPTION:
 		return snprintf(buf, len,
-				"refused by %s, and the option %s is not in the policy's [model-cli] option lists, so stepguard cannot tell whether it takes a value or grants tools.\n"
-				"fix: remove it, or list it in [model-cli] flag-options or value-options",
-				why, arg);
+				"refused by %s, and the option %s is unknown to this stepguard's model of %s ([model-cli] option lists): an option nobody has classified may take a value or grant tools.\n"
+				"fix: remove it; to find out what it does, read %s --help of your pinned version and the version stepguard's model was made for (stepguard.ini(5), [model-cli])",
+				why, arg, cli, cli);
+	case SG_TOOL_VARIABLE:
+		return snprintf(buf, len,
+				"refused by %s, and %s is set: it adds plugins, settings, MCP servers or code to %s that no argument shows ([model-cli] tool-variables).\n"
+				"fix: unset %s for this step, or %s",
+				why, r->detail ? r->detail : "?", cli, r->detail ? r->detail : "it", unset);
+	case SG_RULING_OPTION:
+		return snprintf(buf, len,
+				"refused by %s, and %s gives another value than the ruling option %s, which stepguard adds to %s in a ruling step ([model-cli] ruling-options).\n"
+				"fix: drop %s (stepguard adds %s), or %s",
+				why, arg, r->detail ? r->detail : "?", cli, arg, r->detail ? r->detail : "it",
+				unset);
 	case SG_MISSING_VALUE:
 		return snprintf(buf, len,
 				"refused by %s, and the option %s has no value.\n"

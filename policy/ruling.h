@@ -9,6 +9,12 @@
  *
  * Pure: argv and envp in, a verdict out.  The explanation never contains
  * a credential's value.
+ *
+ * What the command line cannot show is not judged here: the files the CLI
+ * reads ([model-cli] ruling-options keeps those to the runner's own, see
+ * sg_ruling_argv()) and what it executes (the kernel's exec allow-list,
+ * from [model-cli] exec-allow).  The environment is judged: a
+ * [model-cli] tool-variables entry that is set refuses the step.
  */
 #ifndef STEPGUARD_RULING_H
 #define STEPGUARD_RULING_H
@@ -28,6 +34,8 @@ enum sg_reason {
 	SG_MISSING_VALUE,       /* an option without its value */
 	SG_FLAG_WITH_VALUE,     /* --flag=value for an option without value */
 	SG_SUBCOMMAND,          /* "claude mcp ...": not a prompt */
+	SG_TOOL_VARIABLE,       /* a [model-cli] tool-variables entry is set */
+	SG_RULING_OPTION,       /* a ruling option given with another value */
 };
 
 struct sg_ruling {
@@ -36,11 +44,31 @@ struct sg_ruling {
 	const char *variable;  /* the variable that triggered RULE (in the policy) */
 	const char *other;     /* the other ruling's variable, if it applies too */
 	int arg;               /* index in argv of the offending argument, or -1 */
+	const char *detail;    /* SG_TOOL_VARIABLE: the variable; SG_RULING_OPTION:
+				* the ruling option (both in the policy); else NULL */
 };
 
 /* Decide.  Never fails: an unclassifiable command line is a refusal. */
 void sg_ruling_decide(const struct sg_policy *p, char *const argv[],
 		      char *const envp[], struct sg_ruling *out);
+
+/*
+ * The command line to execute for a decided step: ARGV with each
+ * [model-cli] ruling-options entry added right after argv[0], unless the
+ * command already gives that option with that value (--opt=value or
+ * --opt value, as the option lists parse it).  Only when a ruling applies
+ * and the step may run (R->rule != 0, R->reason == SG_OK); otherwise, and
+ * for an empty ARGV, *OUT is a copy of ARGV.  *OUT is a new
+ * NULL-terminated array (free() it; the strings are shared with ARGV and
+ * the policy, not copied).  Returns 0 or -ENOMEM (*OUT is then NULL).
+ *
+ * Why add rather than require: the options keep the CLI to the runner's
+ * own settings and to the MCP servers the command line names, which is
+ * what a ruling step needs whatever the workflow wrote; a command that
+ * already gives them is left as it is.
+ */
+int sg_ruling_argv(const struct sg_policy *p, const struct sg_ruling *r, char *const argv[],
+		   char ***out);
 
 /*
  * One or two lines for a person: the ruling, the variable, the offending
@@ -61,8 +89,11 @@ const char *sg_quote_arg(const char *arg, size_t max, char *buf, size_t len);
 /*
  * The held credential variable (in P's [credentials], any occurrence in
  * ENVP) whose value ARG holds all or part of, or NULL.  Part: a run of
- * SG_CREDENTIAL_RUN bytes or more of the value, anywhere in ARG (the
- * whole value when it is shorter).  Whatever shows an argument (an
+ * SG_CREDENTIAL_RUN bytes or more of the value, anywhere in ARG.  A value
+ * shorter than that (a descriptor number such as "3" in
+ * CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR) counts only when ARG is exactly
+ * the value: it is no secret, and as a run it would hide every argument
+ * that contains the digit.  Whatever shows an argument (an
  * explanation, the log's command) asks this first and names the variable
  * instead: a key pasted into argv, cut short or split, must not reach a
  * CI log.

@@ -282,9 +282,15 @@ static void test_sg_default_policy_names_model_cli_and_tools_option(void **state
 
 static void test_sg_default_policy_tool_flags(void **state)
 {
+	/* The tool-granting options issue 12 names, and those before it. */
 	static const char *const flags[] = {
-		"--allowedTools", "--allowed-tools", "--mcp-config",
-		"--dangerously-skip-permissions", "--permission-mode",
+		"--allowedTools", "--allowed-tools", "--mcp-config", "--dangerously-skip-permissions",
+		"--allow-dangerously-skip-permissions", "--permission-mode", "--permission-prompt-tool",
+		"--settings", "--plugin-dir", "--agents", "--input-format", "--plugin-url",
+		"--plugin-dir-no-mcp", "--managed-settings", "--agent", "--remote-control",
+		"--remote-control-session-name-prefix", "--teleport", "--bg", "--background",
+		"--cloud", "--desktop", "--environment", "--file", "-w", "--worktree", "--tmux",
+		"--chrome", "--ide", "--from-pr", "-r", "--resume", "-c", "--continue",
 	};
 	struct sg_policy p;
 
@@ -307,6 +313,10 @@ static void test_sg_default_policy_credentials_and_scrub(void **state)
 {
 	static const char *const creds[] = {
 		"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+		"AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_FOUNDRY_API_KEY",
+		"ANTHROPIC_FOUNDRY_AUTH_TOKEN", "ANTHROPIC_AWS_API_KEY",
+		/* channels that carry a key without holding one */
+		"CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR", "ANTHROPIC_CUSTOM_HEADERS",
 	};
 	struct sg_policy p;
 
@@ -317,6 +327,32 @@ static void test_sg_default_policy_credentials_and_scrub(void **state)
 			fail_msg("default [credentials] variables lacks %s", creds[i]);
 	assert_true(sg_words_contains(&p.scrub, "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"));
 	assert_false(sg_words_contains(&p.credentials, "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"));
+	sg_policy_free(&p);
+}
+
+/*
+ * The three keys of the exec allow-list work have their defaults: the
+ * ruling options, the tool variables, and what a ruling step may execute.
+ */
+static void test_sg_default_policy_ruling_options_tool_variables_exec_allow(void **state)
+{
+	struct sg_policy p;
+
+	(void)state;
+	parse_defaults(&p);
+	assert_int_equal(p.cli.ruling_options.n, 2);
+	assert_string_equal(p.cli.ruling_options.v[0], "--strict-mcp-config");
+	assert_string_equal(p.cli.ruling_options.v[1], "--setting-sources=user");
+	/* both are options the lists parse, so the walk sees them given */
+	assert_true(sg_words_contains(&p.cli.flag_options, "--strict-mcp-config"));
+	assert_true(sg_words_contains(&p.cli.value_options, "--setting-sources"));
+	assert_true(sg_words_contains(&p.cli.tool_variables, "CLAUDE_CODE_PLUGIN_DIRS"));
+	assert_true(sg_words_contains(&p.cli.tool_variables, "CLAUDE_CONFIG_DIR"));
+	/* a tool variable is no credential: it triggers no ruling by itself */
+	for (size_t i = 0; i < p.cli.tool_variables.n; i++)
+		assert_false(sg_words_contains(&p.credentials, p.cli.tool_variables.v[i]));
+	assert_int_equal(p.cli.exec_allow.n, 1);
+	assert_string_equal(p.cli.exec_allow.v[0], "git");
 	sg_policy_free(&p);
 }
 
@@ -360,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_sg_default_policy_names_model_cli_and_tools_option),
 		cmocka_unit_test(test_sg_default_policy_tool_flags),
 		cmocka_unit_test(test_sg_default_policy_credentials_and_scrub),
+		cmocka_unit_test(test_sg_default_policy_ruling_options_tool_variables_exec_allow),
 		cmocka_unit_test(test_sg_default_policy_base_settings),
 	};
 

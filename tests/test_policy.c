@@ -1184,6 +1184,54 @@ static void test_sg_policy_validate_refuses_allow_and_deny_overlap(void **state)
 	assert_int_equal(f->err.line, 2);
 }
 
+/*
+ * A ruling option names an option the lists parse as it is written ("--x"
+ * a flag, "--x=v" a value or optional-value option), once: otherwise the
+ * argv walk could not tell whether a command gives it, and stepguard
+ * would add it beside another value.
+ */
+static void test_sg_policy_validate_ruling_options_must_be_classified(void **state)
+{
+	static const struct {
+		const char *text;
+		int want;
+	} cases[] = {
+		{ "flag-options = --strict\nruling-options = --strict\n", 0 },
+		{ "value-options = --src\nruling-options = --src=user\n", 0 },
+		{ "optional-value-options = --dbg\nruling-options = --dbg=x\n", 0 },
+		/* listed nowhere */
+		{ "ruling-options = --strict\n", -EINVAL },
+		/* a value for a flag, none for a value option */
+		{ "flag-options = --strict\nruling-options = --strict=1\n", -EINVAL },
+		{ "value-options = --src\nruling-options = --src\n", -EINVAL },
+		/* one option, two values */
+		{ "value-options = --src\nruling-options = --src=a --src=b\n", -EINVAL },
+	};
+	struct fx *f = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+
+		sg_policy_free(&f->p);
+		sg_policy_init(&f->p);
+		snprintf(text, sizeof(text), "%s%s", minimal, cases[i].text);
+		parse_ok(&f->p, SRC, text);
+		memset(&f->err, 0, sizeof(f->err));
+		if (sg_policy_validate(&f->p, &f->err) != cases[i].want)
+			fail_msg("case %zu (%s): want %d, got \"%s\"", i, cases[i].text, cases[i].want,
+				 f->err.msg);
+		if (cases[i].want) {
+			/* at the ruling-options line, the last of the text */
+			unsigned lines = 0;
+
+			for (const char *c = text; *c; c++)
+				lines += *c == '\n';
+			assert_non_null(strstr(f->err.msg, "ruling-options"));
+			assert_int_equal(f->err.line, lines);
+		}
+	}
+}
+
 /* ---- dump ------------------------------------------------------------ */
 
 static void test_sg_policy_dump_defaults_round_trip(void **state)
@@ -1401,6 +1449,7 @@ int main(void)
 		T(test_sg_policy_step_writes_step_overrides_and_adds),
 		T(test_sg_policy_step_writes_none),
 		T(test_sg_policy_validate_minimal_policy_passes),
+		T(test_sg_policy_validate_ruling_options_must_be_classified),
 		T(test_sg_policy_validate_refuses_empty_names),
 		T(test_sg_policy_validate_refuses_empty_tools_option),
 		T(test_sg_policy_validate_refuses_allow_and_deny_overlap),

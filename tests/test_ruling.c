@@ -146,20 +146,42 @@ static void test_sg_ruling_decide_credential_without_tools_refused(void **state)
 	assert_int_equal(r.reason, SG_NO_TOOLS_OPTION);
 }
 
+/*
+ * [credentials] variables of the shipped rules.d, pinned by hand like the
+ * option lists below: the CLI's own credential variables, then the
+ * channels that carry a key without holding one (a descriptor, a header),
+ * then the identity token it exchanges for one.  Dropping one lets a step
+ * that holds the key run with its full tool set.
+ */
+static const char *const shipped_credentials[] = {
+	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+	"AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_FOUNDRY_API_KEY", "ANTHROPIC_FOUNDRY_AUTH_TOKEN",
+	"ANTHROPIC_AWS_API_KEY", "CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR",
+	"CLAUDE_CODE_OAUTH_TOKEN_FILE_DESCRIPTOR", "ANTHROPIC_CUSTOM_HEADERS",
+	"ANTHROPIC_IDENTITY_TOKEN", "ANTHROPIC_IDENTITY_TOKEN_FILE",
+};
+
 static void test_sg_ruling_decide_each_credential_variable(void **state)
 {
-	static char *vars[] = { "ANTHROPIC_API_KEY=a", "ANTHROPIC_AUTH_TOKEN=b",
-				"CLAUDE_CODE_OAUTH_TOKEN=c" };
-
 	(void)state;
-	for (size_t i = 0; i < 3; i++) {
-		char *env[] = { vars[i], NULL };
-		struct sg_ruling r = decide(ARGV("make", "test"), env);
+	for (size_t i = 0; i < sizeof(shipped_credentials) / sizeof(shipped_credentials[0]); i++) {
+		char var[128], *env[] = { var, NULL };
+		struct sg_ruling r;
 
-		assert_int_equal(r.rule, 2);
-		assert_int_equal(r.reason, SG_NOT_MODEL_CLI);
+		/* a descriptor number is as held as a key */
+		snprintf(var, sizeof(var), "%s=3", shipped_credentials[i]);
+		r = decide(ARGV("sh", "-c", "claude -p hi"), env);
+		if (r.rule != 2 || r.reason != SG_NOT_MODEL_CLI)
+			fail_msg("%s held: rule %d, reason %d; want ruling 2 refusing the wrapper",
+				 shipped_credentials[i], r.rule, (int)r.reason);
+		assert_string_equal(r.variable, shipped_credentials[i]);
 		r = decide(ARGV("claude", "--tools", "", "-p", "x"), env);
+		assert_int_equal(r.rule, 2);
 		assert_int_equal(r.reason, SG_OK);
+		/* the allowed side: empty is not held */
+		snprintf(var, sizeof(var), "%s=", shipped_credentials[i]);
+		r = decide(ARGV("sh", "-c", "claude -p hi"), env);
+		assert_int_equal(r.rule, 0);
 	}
 }
 
@@ -245,18 +267,67 @@ static void test_sg_ruling_decide_tool_flag_equals_form_refused(void **state)
  * these lists, deliberately.
  */
 static const char *const shipped_tool_flags[] = {
-	"--allowedTools", "--allowed-tools", "--mcp-config",
-	"--dangerously-skip-permissions", "--allow-dangerously-skip-permissions",
-	"--permission-mode", "--permission-prompt-tool", "--settings",
-	"--plugin-dir", "--agents",
+	"--allowedTools", "--allowed-tools", "--dangerously-skip-permissions",
+	"--allow-dangerously-skip-permissions", "--permission-mode", "--permission-prompt-tool",
+	"--settings", "--mcp-config", "--managed-settings", "--project-config-root",
+	"--plugin-dir", "--plugin-dir-no-mcp", "--plugin-url", "--agent", "--agents",
+	"--input-format", "--remote-control", "--remote-control-session-name-prefix",
+	"--teleport", "--bg", "--background", "--cloud", "--desktop", "--environment",
+	"--remote", "--rc", "--sdk-url", "--file", "-w", "--worktree", "--tmux", "--chrome",
+	"--ide", "--channels", "--dangerously-load-development-channels", "-r", "--resume",
+	"-c", "--continue", "--from-pr",
 };
 
 static const char *const shipped_value_options[] = {
-	"--model", "--fallback-model", "--system-prompt", "--system-prompt-file",
-	"--append-system-prompt", "--append-system-prompt-file", "--output-format",
-	"--input-format", "--max-turns", "--max-budget-usd", "--json-schema",
-	"--session-id", "--setting-sources",
+	"--model", "--fallback-model", "--system-prompt", "--append-system-prompt",
+	"--output-format", "--max-budget-usd", "--json-schema", "--session-id",
+	"--setting-sources", "--effort", "-n", "--name", "--system-prompt-snapshot",
+	"--debug-file", "--permission-prompts", "--autocompact", "--system-prompt-file",
+	"--append-system-prompt-file", "--max-turns",
 };
+
+static const char *const shipped_flag_options[] = {
+	"-p", "--print", "--verbose", "--include-partial-messages", "--replay-user-messages",
+	"--fork-session", "--strict-mcp-config", "--no-session-persistence",
+	"--disable-slash-commands", "-h", "--help", "-v", "--version", "--bare", "--safe-mode",
+	"--restricted", "--no-chrome", "--exclude-dynamic-system-prompt-sections",
+	"--include-hook-events", "--forward-subagent-text", "--ax-screen-reader", "--brief",
+};
+
+static const char *const shipped_optional_value_options[] = {
+	"-d", "--debug", "--prompt-suggestions",
+};
+
+static const char *const shipped_variadic_options[] = {
+	"--disallowedTools", "--disallowed-tools", "--add-dir", "--betas",
+};
+
+/* 2.1.332's --help, its hidden commands, and what it dispatches on first. */
+static const char *const shipped_subcommands[] = {
+	"agents", "attach", "auth", "auto-mode", "doctor", "gateway", "import", "install", "logs",
+	"mcp", "plugin", "plugins", "purge", "respawn", "rm", "setup-token", "stop", "kill",
+	"ultrareview", "update", "upgrade", "apply-project-settings", "design-login",
+	"edit-chrome-settings", "edit-hook", "edit-memory-settings", "edit-permission-rules",
+	"edit-sandbox-settings", "edit-skill-overrides", "import-conversations", "project",
+	"sandbox", "workspace-trust", "worktree-hook", "remote-control", "rc", "remote", "sync",
+	"bridge", "daemon", "self-hosted-agent-proxy", "self-hosted-runner",
+};
+
+static const char *const shipped_ruling_options[] = {
+	"--strict-mcp-config", "--setting-sources=user",
+};
+
+static const char *const shipped_tool_variables[] = {
+	"CLAUDE_CODE_PLUGIN_DIRS", "CLAUDE_CODE_PLUGIN_CACHE_DIR", "CLAUDE_CODE_PLUGIN_SEED_DIR",
+	"CLAUDE_CODE_PLUGIN_MCPB_DIR", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_MANAGED_SETTINGS_PATH",
+	"CLAUDE_CODE_REMOTE_SETTINGS_PATH", "CLAUDE_CODE_MOCK_REMOTE_SETTINGS",
+	"CLAUDE_CODE_REMOTE_MCP_CONFIG", "CLAUDE_CODE_SSE_PORT", "CLAUDE_CODE_AUTO_CONNECT_IDE",
+	"CLAUDE_CODE_ENABLE_CFC", "CLAUDE_CODE_EVEN_MORE_DANGEROUSLY_SKIP_PERMISSIONS",
+	"BUN_OPTIONS", "BUN_INSPECT", "BUN_INSPECT_CONNECT_TO", "BUN_INSPECT_PRELOAD",
+	"LD_PRELOAD", "LD_AUDIT",
+};
+
+static const char *const shipped_exec_allow[] = { "git" };
 
 static const char *const reason_names[] = {
 	[SG_OK] = "SG_OK",
@@ -269,6 +340,8 @@ static const char *const reason_names[] = {
 	[SG_MISSING_VALUE] = "SG_MISSING_VALUE",
 	[SG_FLAG_WITH_VALUE] = "SG_FLAG_WITH_VALUE",
 	[SG_SUBCOMMAND] = "SG_SUBCOMMAND",
+	[SG_TOOL_VARIABLE] = "SG_TOOL_VARIABLE",
+	[SG_RULING_OPTION] = "SG_RULING_OPTION",
 };
 
 static const char *reason_name(enum sg_reason r)
@@ -350,7 +423,7 @@ static void list_is(const char *key, const struct sg_words *got, const char *con
 
 	for (size_t i = 0; i < n; i++)
 		if (!sg_words_contains(got, want[i])) {
-			print_error("rules.d [model-cli] %s lacks %s\n", key, want[i]);
+			print_error("rules.d %s lacks %s\n", key, want[i]);
 			same = false;
 		}
 	for (size_t i = 0; i < got->n; i++) {
@@ -359,13 +432,13 @@ static void list_is(const char *key, const struct sg_words *got, const char *con
 		for (size_t k = 0; k < n; k++)
 			expected = expected || strcmp(got->v[i], want[k]) == 0;
 		if (!expected) {
-			print_error("rules.d [model-cli] %s has %s, which this test does not expect there\n",
-				    key, got->v[i]);
+			print_error("rules.d %s has %s, which this test does not expect there\n", key,
+				    got->v[i]);
 			same = false;
 		}
 	}
 	if (!same)
-		fail_msg("rules.d [model-cli] %s is not the list this test pins", key);
+		fail_msg("rules.d %s is not the list this test pins", key);
 }
 
 /*
@@ -378,7 +451,8 @@ static void tool_flag_refused(char *flag)
 {
 	char eq[256];
 
-	snprintf(eq, sizeof(eq), "%s={}", flag);
+	/* "--flag=value"; a short flag takes it attached ("-rID"), as commander reads it */
+	snprintf(eq, sizeof(eq), flag[1] == '-' ? "%s={}" : "%s{}", flag);
 	reason_is(ARGV("claude", "--tools", "", flag, "{}", "-p", "hi"), cred_env, SG_TOOL_FLAG,
 		  flag, "after --tools \"\"");
 	reason_is(ARGV("claude", flag, "{}", "--tools", "", "-p", "hi"), scrub_env, SG_TOOL_FLAG,
@@ -396,14 +470,38 @@ static void tool_flag_refused(char *flag)
 static void value_option_takes_its_value(char *opt)
 {
 	char eq[256];
+	int ro = -1;
 
+	for (size_t k = 0; k < pol.cli.ruling_options.n; k++)
+		if (strncmp(pol.cli.ruling_options.v[k], opt, strlen(opt)) == 0 &&
+		    pol.cli.ruling_options.v[k][strlen(opt)] == '=')
+			ro = (int)k;
+	if (ro >= 0) {
+		/*
+		 * A ruling option's value is compared: refused at the option
+		 * itself, not at the --allowedTools it took as its value.
+		 */
+		const char *want = strchr(pol.cli.ruling_options.v[ro], '=') + 1;
+		struct sg_ruling r = decide(ARGV("claude", "--tools", "", opt, "--allowedTools"),
+					    cred_env);
+
+		if (r.reason != SG_RULING_OPTION || r.arg != 3)
+			fail_msg("%s --allowedTools: %s at %d, want SG_RULING_OPTION at 3", opt,
+				 reason_name(r.reason), r.arg);
+		reason_is(ARGV("claude", "--tools", "", opt, (char *)want, "-p", "hi"), cred_env, SG_OK,
+			  opt, "with the ruling option's value");
+		reason_is(ARGV("claude", "--tools", "", "-p", "hi", opt), cred_env, SG_MISSING_VALUE,
+			  opt, "last, without a value");
+		return;
+	}
 	snprintf(eq, sizeof(eq), "%s=--allowedTools", opt);
 	reason_is(ARGV("claude", "--tools", "", opt, "--allowedTools", "-p", "hi"), cred_env, SG_OK,
 		  opt, "with the value --allowedTools");
 	reason_is(ARGV("claude", opt, "mcp", "--tools", "", "-p", "hi"), cred_env, SG_OK, opt,
 		  "with the value mcp");
-	reason_is(ARGV("claude", "--tools", "", eq, "-p", "hi"), scrub_env, SG_OK, eq,
-		  "as --option=value");
+	/* "-n=x" is "-n" with "=x" to commander; stepguard does not take values attached */
+	reason_is(ARGV("claude", "--tools", "", eq, "-p", "hi"), scrub_env,
+		  opt[1] == '-' ? SG_OK : SG_UNKNOWN_OPTION, eq, "as --option=value");
 	/* the refused side: the --tools it takes is text, not the tools option */
 	reason_is(ARGV("claude", "-p", "hi", opt, "--tools", ""), cred_env, SG_NO_TOOLS_OPTION, opt,
 		  "before --tools \"\"");
@@ -426,7 +524,7 @@ static void test_sg_ruling_decide_every_default_tool_flag_refused(void **state)
 	parse_rules_d(&files);
 	for (size_t i = 0; i < files.cli.tool_flags.n; i++)
 		tool_flag_refused(files.cli.tool_flags.v[i]);
-	list_is("tool-flags", &files.cli.tool_flags, shipped_tool_flags,
+	list_is("[model-cli] tool-flags", &files.cli.tool_flags, shipped_tool_flags,
 		ARRAY_SIZE(shipped_tool_flags));
 	/* the allowed side: the same command without the flag runs */
 	reason_is(ARGV("claude", "--tools", "", "-p", "hi"), cred_env, SG_OK, "(none)",
@@ -444,8 +542,354 @@ static void test_sg_ruling_decide_every_default_value_option_takes_its_value(voi
 	parse_rules_d(&files);
 	for (size_t i = 0; i < files.cli.value_options.n; i++)
 		value_option_takes_its_value(files.cli.value_options.v[i]);
-	list_is("value-options", &files.cli.value_options, shipped_value_options,
+	list_is("[model-cli] value-options", &files.cli.value_options, shipped_value_options,
 		ARRAY_SIZE(shipped_value_options));
+	sg_policy_free(&files);
+}
+
+/* A flag option takes nothing: the word after it is an operand, here a subcommand. */
+static void test_sg_ruling_decide_every_default_flag_option_takes_no_value(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	parse_rules_d(&files);
+	for (size_t i = 0; i < files.cli.flag_options.n; i++) {
+		char *flag = files.cli.flag_options.v[i], eq[256];
+		struct sg_ruling r = decide(ARGV("claude", "--tools", "", flag, "mcp"), cred_env);
+
+		if (r.reason != SG_SUBCOMMAND || r.arg != 4)
+			fail_msg("%s mcp: %s at %d, want SG_SUBCOMMAND at 4", flag,
+				 reason_name(r.reason), r.arg);
+		reason_is(ARGV("claude", "--tools", "", flag, "--", "hi"), cred_env, SG_OK, flag,
+			  "before -- hi");
+		snprintf(eq, sizeof(eq), "%s=x", flag);
+		if (flag[1] == '-')
+			reason_is(ARGV("claude", "--tools", "", eq), cred_env, SG_FLAG_WITH_VALUE, eq,
+				  "with a value");
+	}
+	list_is("[model-cli] flag-options", &files.cli.flag_options, shipped_flag_options,
+		ARRAY_SIZE(shipped_flag_options));
+	sg_policy_free(&files);
+}
+
+/* An optional value is the next word unless it starts with '-'. */
+static void test_sg_ruling_decide_every_default_optional_value_option(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	parse_rules_d(&files);
+	for (size_t i = 0; i < files.cli.optional_value_options.n; i++) {
+		char *opt = files.cli.optional_value_options.v[i];
+
+		reason_is(ARGV("claude", "--tools", "", opt, "mcp", "-p", "x"), cred_env, SG_OK, opt,
+			  "taking mcp as its value");
+		reason_is(ARGV("claude", opt, "--tools", "", "-p", "x"), cred_env, SG_OK, opt,
+			  "before --tools, without a value");
+		reason_is(ARGV("claude", "--tools", "", opt), cred_env, SG_OK, opt, "last");
+	}
+	list_is("[model-cli] optional-value-options", &files.cli.optional_value_options,
+		shipped_optional_value_options, ARRAY_SIZE(shipped_optional_value_options));
+	sg_policy_free(&files);
+}
+
+/*
+ * A variadic option takes the words up to the next option; "--opt=v"
+ * takes only v: the CLI reads the words after it as operands, so
+ * "--add-dir=x mcp list" lists MCP servers and must be refused.
+ */
+static void test_sg_ruling_decide_every_default_variadic_option(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	parse_rules_d(&files);
+	for (size_t i = 0; i < files.cli.variadic_options.n; i++) {
+		char *opt = files.cli.variadic_options.v[i], eq[256];
+		struct sg_ruling r;
+
+		reason_is(ARGV("claude", opt, "a", "mcp", "--tools", "", "-p", "x"), cred_env, SG_OK,
+			  opt, "taking a and mcp");
+		reason_is(ARGV("claude", opt, "--tools", ""), cred_env, SG_MISSING_VALUE, opt,
+			  "without a value");
+		snprintf(eq, sizeof(eq), "%s=a", opt);
+		r = decide(ARGV("claude", "--tools", "", eq, "mcp", "list"), cred_env);
+		if (r.reason != SG_SUBCOMMAND || r.arg != 4)
+			fail_msg("%s mcp list: %s at %d, want SG_SUBCOMMAND at 4", eq,
+				 reason_name(r.reason), r.arg);
+	}
+	list_is("[model-cli] variadic-options", &files.cli.variadic_options,
+		shipped_variadic_options, ARRAY_SIZE(shipped_variadic_options));
+	sg_policy_free(&files);
+}
+
+/* Every subcommand is refused as the first operand; a later operand is prompt. */
+static void test_sg_ruling_decide_every_default_subcommand_refused(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	parse_rules_d(&files);
+	for (size_t i = 0; i < files.cli.subcommands.n; i++) {
+		char *sub = files.cli.subcommands.v[i];
+		struct sg_ruling r = decide(ARGV("claude", sub, "--tools", ""), cred_env);
+
+		if (r.reason != SG_SUBCOMMAND || r.arg != 1)
+			fail_msg("claude %s: %s at %d, want SG_SUBCOMMAND at 1", sub,
+				 reason_name(r.reason), r.arg);
+		reason_is(ARGV("claude", "-p", "explain", sub, "--tools", ""), cred_env, SG_OK, sub,
+			  "as a later operand");
+	}
+	list_is("[model-cli] subcommands", &files.cli.subcommands, shipped_subcommands,
+		ARRAY_SIZE(shipped_subcommands));
+	sg_policy_free(&files);
+}
+
+/*
+ * The harmless options issue 12 names, each with a value where it takes
+ * one: accepted under a ruling (refused as unknown before).
+ */
+static void test_sg_ruling_decide_harmless_options_accepted(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "--bare", NULL },
+		{ "--safe-mode", NULL },
+		{ "--restricted", NULL },
+		{ "--effort", "low" },
+		{ "-n", "review" },
+		{ "--name", "review" },
+		{ "--autocompact", "auto" },
+		{ "--no-chrome", NULL },
+		{ "--exclude-dynamic-system-prompt-sections", NULL },
+		{ "--system-prompt-snapshot", "off" },
+		{ "--debug-file", "/tmp/debug.log" },
+		{ "--include-hook-events", NULL },
+		{ "--forward-subagent-text", NULL },
+		{ "--prompt-suggestions", NULL },
+		{ "--permission-prompts", "none" },
+		{ "--ax-screen-reader", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *opt = (char *)cases[i][0], *val = (char *)cases[i][1];
+
+		if (val)
+			reason_is(ARGV("claude", "-p", "--tools", "", opt, val, "--", "hi"), cred_env,
+				  SG_OK, opt, "with its value");
+		else
+			reason_is(ARGV("claude", "-p", "--tools", "", opt, "--", "hi"), cred_env, SG_OK,
+				  opt, "alone");
+	}
+	/* the refused side: still refused without --tools "" */
+	reason_is(ARGV("claude", "-p", "--bare", "--", "hi"), cred_env, SG_NO_TOOLS_OPTION, "--bare",
+		  "without --tools");
+}
+
+/* "-rID" is "-r ID" and "-cp" is "-c -p" to commander: the tool flag. */
+static void test_sg_ruling_decide_short_tool_flag_with_attached_value(void **state)
+{
+	struct sg_ruling r = decide(ARGV("claude", "--tools", "", "-rsession-id"), cred_env);
+
+	(void)state;
+	assert_int_equal(r.reason, SG_TOOL_FLAG);
+	assert_int_equal(r.arg, 3);
+	assert_int_equal(decide(ARGV("claude", "-cp", "--tools", ""), cred_env).reason, SG_TOOL_FLAG);
+	assert_int_equal(decide(ARGV("claude", "-wname", "--tools", ""), cred_env).reason,
+			 SG_TOOL_FLAG);
+	/* the other side: a bundle of harmless flags stays unknown, not a tool flag */
+	assert_int_equal(decide(ARGV("claude", "-pv", "--tools", ""), cred_env).reason,
+			 SG_UNKNOWN_OPTION);
+}
+
+/*
+ * Each shipped tool variable, set and not empty, refuses a ruling step
+ * (either ruling) and names itself; empty, or with no ruling, it is not
+ * judged.
+ */
+static void test_sg_ruling_decide_every_default_tool_variable_refused(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	parse_rules_d(&files);
+	for (size_t i = 0; i < ARRAY_SIZE(shipped_tool_variables); i++) {
+		const char *var = shipped_tool_variables[i];
+		char set[128], empty[128];
+		char *cred[] = { "ANTHROPIC_API_KEY=k", set, NULL };
+		char *scrub[] = { set, "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1", NULL };
+		char *cred_empty[] = { "ANTHROPIC_API_KEY=k", empty, NULL };
+		char *none[] = { set, NULL };
+		char **ok = ARGV("claude", "-p", "--tools", "", "--", "hi");
+		struct sg_ruling r;
+
+		snprintf(set, sizeof(set), "%s=/tmp/x", var);
+		snprintf(empty, sizeof(empty), "%s=", var);
+		r = decide(ok, cred);
+		if (r.reason != SG_TOOL_VARIABLE || !r.detail || strcmp(r.detail, var) != 0)
+			fail_msg("%s set, ruling 2: %s (%s), want SG_TOOL_VARIABLE naming it", var,
+				 reason_name(r.reason), r.detail ? r.detail : "no variable");
+		reason_is(ok, scrub, SG_TOOL_VARIABLE, var, "set, ruling 1");
+		reason_is(ok, cred_empty, SG_OK, var, "empty");
+		r = decide(ARGV("make"), none);
+		assert_int_equal(r.rule, 0);
+		assert_int_equal(r.reason, SG_OK);
+	}
+	list_is("[model-cli] tool-variables", &files.cli.tool_variables, shipped_tool_variables,
+		ARRAY_SIZE(shipped_tool_variables));
+	sg_policy_free(&files);
+}
+
+/* A ruling option given with another value is refused, naming the ruling option. */
+static void test_sg_ruling_decide_ruling_option_with_another_value_refused(void **state)
+{
+	static const char *const other[][2] = {
+		{ "--setting-sources", "project" },
+		{ "--setting-sources", "user,project" },
+		{ "--setting-sources", "" },
+		{ "--setting-sources=user,project,local", NULL },
+		{ "--setting-sources=", NULL },
+	};
+	struct sg_ruling r;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(other); i++) {
+		char *a = (char *)other[i][0], *v = (char *)other[i][1];
+
+		r = v ? decide(ARGV("claude", "-p", "--tools", "", a, v, "--", "hi"), cred_env)
+		      : decide(ARGV("claude", "-p", "--tools", "", a, "--", "hi"), cred_env);
+		if (r.reason != SG_RULING_OPTION || r.arg != 4 || !r.detail ||
+		    strcmp(r.detail, "--setting-sources=user") != 0)
+			fail_msg("%s %s: %s at %d, want SG_RULING_OPTION at 4 naming "
+				 "--setting-sources=user",
+				 a, v ? v : "", reason_name(r.reason), r.arg);
+	}
+	/* the allowed side: the same value, in either form; after "--" it is prompt */
+	assert_int_equal(decide(ARGV("claude", "-p", "--tools", "", "--setting-sources", "user",
+				     "--", "hi"),
+				cred_env).reason,
+			 SG_OK);
+	assert_int_equal(decide(ARGV("claude", "--setting-sources=user", "--strict-mcp-config", "-p",
+				     "--tools", ""),
+				scrub_env).reason,
+			 SG_OK);
+	assert_int_equal(decide(ARGV("claude", "-p", "--tools", "", "--", "--setting-sources",
+				     "project"),
+				cred_env).reason,
+			 SG_OK);
+	/* with no ruling, nothing is judged */
+	assert_int_equal(decide(ARGV("claude", "--setting-sources", "project"), no_env).reason, SG_OK);
+}
+
+static void assert_argv(char **got, char **want)
+{
+	size_t i;
+
+	for (i = 0; want[i]; i++) {
+		if (!got[i])
+			fail_msg("argv[%zu]: missing, want \"%s\"", i, want[i]);
+		if (strcmp(got[i], want[i]) != 0)
+			fail_msg("argv[%zu]: \"%s\", want \"%s\"", i, got[i], want[i]);
+	}
+	if (got[i])
+		fail_msg("argv[%zu]: \"%s\", want the end", i, got[i]);
+}
+
+/* The command line a ruling step runs, from a decision on ARGV and ENVP. */
+static char **run_argv(char **argv, char **envp)
+{
+	struct sg_ruling r = decide(argv, envp);
+	char **out = (char **)1;
+
+	assert_int_equal(sg_ruling_argv(&pol, &r, argv, &out), 0);
+	assert_non_null(out);
+	return out;
+}
+
+/*
+ * A ruling step runs with the ruling options right after argv[0], each
+ * unless the command already gives it with its value; any other step runs
+ * its command line unchanged.
+ */
+static void test_sg_ruling_argv_adds_the_ruling_options(void **state)
+{
+	struct sg_policy files;
+	char **v;
+
+	(void)state;
+	v = run_argv(ARGV("claude", "-p", "--tools", "", "--", "hi"), cred_env);
+	assert_argv(v, ARGV("claude", "--strict-mcp-config", "--setting-sources=user", "-p",
+			    "--tools", "", "--", "hi"));
+	free(v);
+	v = run_argv(ARGV("/opt/bin/claude", "--tools=", "-p", "hi"), scrub_env);
+	assert_argv(v, ARGV("/opt/bin/claude", "--strict-mcp-config", "--setting-sources=user",
+			    "--tools=", "-p", "hi"));
+	free(v);
+	/* already given, in either form: not again */
+	v = run_argv(ARGV("claude", "--setting-sources", "user", "--tools", "", "-p", "--", "hi"),
+		     cred_env);
+	assert_argv(v, ARGV("claude", "--strict-mcp-config", "--setting-sources", "user", "--tools",
+			    "", "-p", "--", "hi"));
+	free(v);
+	v = run_argv(ARGV("claude", "--tools", "", "--strict-mcp-config", "--setting-sources=user"),
+		     cred_env);
+	assert_argv(v, ARGV("claude", "--tools", "", "--strict-mcp-config", "--setting-sources=user"));
+	free(v);
+	/* the same words as prompt text after "--" do not count */
+	v = run_argv(ARGV("claude", "-p", "--tools", "", "--", "--strict-mcp-config"), cred_env);
+	assert_argv(v, ARGV("claude", "--strict-mcp-config", "--setting-sources=user", "-p",
+			    "--tools", "", "--", "--strict-mcp-config"));
+	free(v);
+	/* no ruling, or a refused step: unchanged */
+	v = run_argv(ARGV("make", "test"), no_env);
+	assert_argv(v, ARGV("make", "test"));
+	free(v);
+	v = run_argv(ARGV("claude", "--tools", "Bash"), cred_env);
+	assert_argv(v, ARGV("claude", "--tools", "Bash"));
+	free(v);
+	/* the strings are shared, not copied */
+	{
+		char **argv = ARGV("claude", "--tools", "");
+
+		v = run_argv(argv, cred_env);
+		assert_ptr_equal(v[0], argv[0]);
+		assert_ptr_equal(v[3], argv[1]);
+		free(v);
+	}
+	parse_rules_d(&files);
+	list_is("[model-cli] ruling-options", &files.cli.ruling_options, shipped_ruling_options,
+		ARRAY_SIZE(shipped_ruling_options));
+	sg_policy_free(&files);
+}
+
+static void test_sg_ruling_argv_empty_command(void **state)
+{
+	struct sg_ruling r = decide((char *[]){ NULL }, cred_env);
+	char *empty[] = { NULL }, **v = NULL;
+
+	(void)state;
+	assert_int_equal(sg_ruling_argv(&pol, &r, empty, &v), 0);
+	assert_non_null(v);
+	assert_null(v[0]);
+	free(v);
+}
+
+/*
+ * exec-allow is enforced by the launcher and the kernel (launcher/execs.c,
+ * the backends); here only its shipped words are pinned: git, because with
+ * --tools "" the CLI runs itself (as "rg") and, in a repository, git.
+ */
+static void test_sg_default_exec_allow_and_credentials_pinned(void **state)
+{
+	struct sg_policy files;
+
+	(void)state;
+	parse_rules_d(&files);
+	list_is("[model-cli] exec-allow", &files.cli.exec_allow, shipped_exec_allow,
+		ARRAY_SIZE(shipped_exec_allow));
+	list_is("[credentials] variables", &files.credentials, shipped_credentials,
+		ARRAY_SIZE(shipped_credentials));
 	sg_policy_free(&files);
 }
 
@@ -470,6 +914,41 @@ static void test_sg_ruling_decide_tools_is_variadic(void **state)
 	assert_int_equal(r.arg, 4);
 	r = decide(ARGV("claude", "-p", "--tools", "", "--", "hi"), cred_env);
 	assert_int_equal(r.reason, SG_OK);
+}
+
+/*
+ * In print mode the CLI registers no subcommand, so the words after "--"
+ * are the prompt, a subcommand's name included; without -p, 2.1.332 runs
+ * "claude --tools '' -- doctor" as the doctor.
+ */
+static void test_sg_ruling_decide_after_double_dash_in_print_mode_is_prompt(void **state)
+{
+	struct sg_ruling r;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(shipped_subcommands); i++) {
+		char *sub = (char *)shipped_subcommands[i];
+
+		reason_is(ARGV("claude", "-p", "--tools", "", "--", sub), cred_env, SG_OK, sub,
+			  "after -p ... --");
+		reason_is(ARGV("claude", "--tools", "", "--print", "--", sub, "list"), scrub_env,
+			  SG_OK, sub, "after --print ... --");
+		/* the refused side: without print mode it is dispatched */
+		r = decide(ARGV("claude", "--tools", "", "--", sub), cred_env);
+		if (r.reason != SG_SUBCOMMAND || r.arg != 4)
+			fail_msg("%s after -- without -p: %s at %d, want SG_SUBCOMMAND at 4", sub,
+				 reason_name(r.reason), r.arg);
+	}
+	/* "-p" as another option's value is not print mode; after "--" it is prompt text */
+	assert_int_equal(decide(ARGV("claude", "--model", "-p", "--tools", "", "--", "doctor"),
+				cred_env).reason,
+			 SG_SUBCOMMAND);
+	assert_int_equal(decide(ARGV("claude", "--tools", "", "--", "-p", "doctor"), cred_env).reason,
+			 SG_OK);
+	/* before "--" the first operand is checked in print mode too */
+	r = decide(ARGV("claude", "-p", "doctor", "--tools", ""), cred_env);
+	assert_int_equal(r.reason, SG_SUBCOMMAND);
+	assert_int_equal(r.arg, 2);
 }
 
 static void test_sg_ruling_decide_after_double_dash_is_prompt(void **state)
@@ -654,9 +1133,23 @@ static void test_sg_credential_in_whole_and_parts(void **state)
 	assert_null(sg_credential_in(&pol, key_env, "--tools"));
 	assert_null(sg_credential_in(&pol, key_env, "Bash"));
 	assert_null(sg_credential_in(&pol, no_env, key));
-	/* a value shorter than the run is matched whole */
-	names_key(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=ab"), "xaby"));
+	/*
+	 * A value shorter than a run is no secret (a descriptor number):
+	 * only an argument that is the value is hidden, not every argument
+	 * holding its bytes.
+	 */
+	names_key(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=ab"), "ab"));
+	assert_null(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=ab"), "xaby"));
 	assert_null(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=ab"), "a-b"));
+	{
+		char **fd = ENV("CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR=3");
+		const char *got = sg_credential_in(&pol, fd, "3");
+
+		assert_non_null(got);
+		assert_string_equal(got, "CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR");
+		assert_null(sg_credential_in(&pol, fd, "--max-turns=3"));
+		assert_null(sg_credential_in(&pol, fd, "fix the 3 bugs"));
+	}
 	/* any occurrence counts: a second, different value is not hidden by the first */
 	names_key(sg_credential_in(&pol, ENV("ANTHROPIC_API_KEY=first-value",
 					     "ANTHROPIC_API_KEY=" KEY_SECRET),
@@ -734,6 +1227,48 @@ static void test_sg_ruling_explain_offending_option_named(void **state)
 	assert_non_null(strstr(buf, "grants tools"));
 }
 
+/*
+ * An option nobody classified may grant tools: the hint says so and how
+ * to find out, and does not invite listing it as harmless.
+ */
+static void test_sg_ruling_explain_unknown_option_hint(void **state)
+{
+	char **argv = ARGV("claude", "--tools", "", "--frobnicate", "-p", "x");
+	struct sg_ruling r = decide(argv, cred_env);
+	char buf[1024];
+
+	(void)state;
+	assert_int_equal(r.reason, SG_UNKNOWN_OPTION);
+	sg_ruling_explain(&pol, &r, argv, cred_env, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "--frobnicate"));
+	assert_non_null(strstr(buf, "unknown to this stepguard's model"));
+	assert_non_null(strstr(buf, "may take a value or grant tools"));
+	assert_non_null(strstr(buf, "--help"));
+	assert_null(strstr(buf, "list it"));
+	assert_null(strstr(buf, "flag-options or value-options"));
+}
+
+static void test_sg_ruling_explain_tool_variable_and_ruling_option(void **state)
+{
+	char **env = ENV("ANTHROPIC_API_KEY=k", "CLAUDE_CODE_PLUGIN_DIRS=/work/plugins");
+	char **argv = ARGV("claude", "-p", "--tools", "", "--", "hi");
+	char **argv2 = ARGV("claude", "-p", "--tools", "", "--setting-sources", "project");
+	struct sg_ruling r = decide(argv, env);
+	char buf[1024];
+
+	(void)state;
+	sg_ruling_explain(&pol, &r, argv, env, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "ruling 2"));
+	assert_non_null(strstr(buf, "CLAUDE_CODE_PLUGIN_DIRS is set"));
+	assert_non_null(strstr(buf, "tool-variables"));
+	assert_non_null(strstr(buf, "unset CLAUDE_CODE_PLUGIN_DIRS"));
+	r = decide(argv2, cred_env);
+	sg_ruling_explain(&pol, &r, argv2, cred_env, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "--setting-sources"));
+	assert_non_null(strstr(buf, "the ruling option --setting-sources=user"));
+	assert_non_null(strstr(buf, "fix:"));
+}
+
 static void test_sg_quote_arg_escapes_and_marks_truncation(void **state)
 {
 	char buf[256];
@@ -791,6 +1326,18 @@ int main(void)
 		cmocka_unit_test(test_sg_ruling_decide_tool_flag_equals_form_refused),
 		cmocka_unit_test(test_sg_ruling_decide_every_default_tool_flag_refused),
 		cmocka_unit_test(test_sg_ruling_decide_every_default_value_option_takes_its_value),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_flag_option_takes_no_value),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_optional_value_option),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_variadic_option),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_subcommand_refused),
+		cmocka_unit_test(test_sg_ruling_decide_harmless_options_accepted),
+		cmocka_unit_test(test_sg_ruling_decide_short_tool_flag_with_attached_value),
+		cmocka_unit_test(test_sg_ruling_decide_every_default_tool_variable_refused),
+		cmocka_unit_test(test_sg_ruling_decide_ruling_option_with_another_value_refused),
+		cmocka_unit_test(test_sg_ruling_argv_adds_the_ruling_options),
+		cmocka_unit_test(test_sg_ruling_argv_empty_command),
+		cmocka_unit_test(test_sg_default_exec_allow_and_credentials_pinned),
+		cmocka_unit_test(test_sg_ruling_decide_after_double_dash_in_print_mode_is_prompt),
 		cmocka_unit_test(test_sg_ruling_decide_last_tools_does_not_rescue),
 		cmocka_unit_test(test_sg_ruling_decide_tools_is_variadic),
 		cmocka_unit_test(test_sg_ruling_decide_after_double_dash_is_prompt),
@@ -808,6 +1355,8 @@ int main(void)
 		cmocka_unit_test(test_sg_credential_in_whole_and_parts),
 		cmocka_unit_test(test_sg_ruling_explain_never_prints_part_of_credential),
 		cmocka_unit_test(test_sg_ruling_explain_offending_option_named),
+		cmocka_unit_test(test_sg_ruling_explain_unknown_option_hint),
+		cmocka_unit_test(test_sg_ruling_explain_tool_variable_and_ruling_option),
 		cmocka_unit_test(test_sg_quote_arg_escapes_and_marks_truncation),
 		cmocka_unit_test(test_sg_ruling_decide_custom_cli_names),
 	};

@@ -3,6 +3,7 @@
 # from outside.  Usage: STEPGUARD=build/stepguard bash tests/cli/run.sh
 set -u
 SG=${STEPGUARD:?set STEPGUARD to the binary under test}
+here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
 T=$(mktemp -d /tmp/sg-cli.XXXXXX)
 H=$(mktemp -d /tmp/sg-cli-home.XXXXXX) # beside, not inside, the work tree
@@ -184,6 +185,72 @@ expect 64 '--filter takes' bad-filter -- "${E[@]}" "$SG" --filter seccomp -- tru
 expect 0 'decision: policy valid, write filter available' check-no-command -- "${E[@]}" "$SG" -w work --check
 expect 0 'filter: landlock (--filter)' check-shows-cli-filter -- \
 	"${E[@]}" "$SG" -w work --filter landlock --check
+
+# --- the model CLI's argv model, credentials and tool variables (issue 12) ---
+# The harmless options of 2.1.332 run under a ruling; each tool-granting
+# one is refused with 77 and named.  --check only: nothing runs.
+C=(env -i PATH=/usr/bin:/bin HOME="$H" ANTHROPIC_API_KEY=dummy "$SG" -w work --check --)
+for a in --bare --safe-mode --restricted "--effort low" "-n review" "--name review" \
+	"--autocompact auto" --no-chrome --exclude-dynamic-system-prompt-sections \
+	"--system-prompt-snapshot off" "--debug-file $T/debug.log" --include-hook-events \
+	--forward-subagent-text --prompt-suggestions "--permission-prompts none" --ax-screen-reader; do
+	# shellcheck disable=SC2086 # an option and its value, split on purpose
+	expect 0 'decision: run' "harmless ${a%% *}" -- "${C[@]}" claude -p --tools "" $a -- hi
+done
+for a in "--input-format stream-json" "--plugin-url https://example.invalid/p.zip" \
+	"--plugin-dir p" "--plugin-dir-no-mcp p" "--managed-settings {}" "--agent reviewer" \
+	"--agents {}" --remote-control "--remote-control-session-name-prefix ci" --teleport --bg \
+	--background --cloud --desktop "--environment env_1" "--file file_1:a.txt" -w --worktree \
+	--tmux --chrome --ide "--from-pr 12" "--resume abc" -r --continue -c "--settings {}" \
+	"--mcp-config m.json" "--permission-mode bypassPermissions" --dangerously-skip-permissions \
+	--allow-dangerously-skip-permissions "--allowedTools Bash" "--allowed-tools Bash" \
+	"--permission-prompt-tool mcp__x__y"; do
+	# shellcheck disable=SC2086
+	expect 77 "the option ${a%% *} grants tools" "tool-flag ${a%% *}" -- \
+		"${C[@]}" claude -p --tools "" $a -- hi
+done
+# words after the CLI's "--" are a prompt in print mode; without -p the
+# CLI still dispatches the first one (2.1.332 runs "claude -- doctor")
+expect 0 'decision: run' dash-dash-doctor-print -- "${C[@]}" claude -p --tools "" -- doctor
+expect 77 'doctor is a subcommand' dash-dash-doctor-no-print -- "${C[@]}" claude --tools "" -- doctor
+expect 77 'mcp is a subcommand' variadic-equals-then-subcommand -- \
+	"${C[@]}" claude --tools "" --add-dir=/tmp mcp list
+# a ruling option with another value is refused, naming what stepguard adds
+expect 77 'the ruling option --setting-sources=user' ruling-option-other-value -- \
+	"${C[@]}" claude -p --tools "" --setting-sources project -- hi
+expect 77 'the ruling option --setting-sources=user' ruling-option-other-value-equals -- \
+	"${C[@]}" claude -p --tools "" --setting-sources=user,project -- hi
+expect 0 'decision: run' ruling-option-same-value -- \
+	"${C[@]}" claude -p --tools "" --setting-sources user --strict-mcp-config -- hi
+# an option nobody classified: said to be unknown, not an invitation to list it
+expect 77 "unknown to this stepguard's model" unknown-cli-option -- \
+	"${C[@]}" claude -p --tools "" --frobnicate -- hi
+refute 'flag-options or value-options' unknown-cli-option-no-invitation -- \
+	"${C[@]}" claude -p --tools "" --frobnicate -- hi
+# each credential variable, and each channel that carries a key, makes ruling 2 apply
+for v in ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN AWS_BEARER_TOKEN_BEDROCK \
+	ANTHROPIC_FOUNDRY_API_KEY ANTHROPIC_FOUNDRY_AUTH_TOKEN ANTHROPIC_AWS_API_KEY \
+	CLAUDE_CODE_API_KEY_FILE_DESCRIPTOR CLAUDE_CODE_OAUTH_TOKEN_FILE_DESCRIPTOR \
+	ANTHROPIC_CUSTOM_HEADERS ANTHROPIC_IDENTITY_TOKEN ANTHROPIC_IDENTITY_TOKEN_FILE; do
+	expect 77 "ruling 2 (no tools while holding the model credential): $v is set" "credential $v" -- \
+		"${E[@]}" "$v=3" "$SG" -w work --check -- sh -c 'claude -p hi'
+	expect 0 "ruling 2, $v is set" "credential $v cli" -- \
+		"${E[@]}" "$v=3" "$SG" -w work --check -- claude -p --tools "" -- hi
+done
+# a variable that adds plugins, settings or code refuses a ruling step, named
+for v in CLAUDE_CODE_PLUGIN_DIRS CLAUDE_CONFIG_DIR BUN_OPTIONS LD_PRELOAD; do
+	expect 77 "$v is set: it adds plugins" "tool-variable $v" -- \
+		"${E[@]}" ANTHROPIC_API_KEY=dummy "$v=$T/x" "$SG" -w work --check -- claude -p --tools "" -- hi
+	expect 0 'decision: run' "tool-variable $v without a ruling" -- \
+		"${E[@]}" "$v=$T/x" "$SG" -w work --check -- sh -c true
+done
+# every option and subcommand of the real CLI's --help is classified
+STEPGUARD=$SG bash "$here/model-cli.sh"
+case $? in
+0) pass=$((pass + 1)) ;;
+77) ;; # skipped, and said why; never counted as passed
+*) fail=$((fail + 1)); echo "FAIL model-cli: see above" ;;
+esac
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
