@@ -10,8 +10,8 @@
 # --help"; tests/pkg/run.sh checks them against the binary.
 
 _stepguard_options='-p --policy --rules-dir -s --step -w --workdir --allow-write
-	--filter --mode --log --user --check --self-test --unload --force --json
-	-v --verbose -q --quiet --version -h --help'
+	--filter --mode --log --user --check --self-test --model-cli --unload --force
+	--json -v --verbose -q --quiet --version -h --help'
 _stepguard_audit_options='--json --github -s --step -h --help'
 _stepguard_filters='auto bpf-lsm bpf-fmod landlock'
 _stepguard_modes='enforce audit'
@@ -44,7 +44,7 @@ _stepguard_value() {
 	case $1 in
 	--filter) _stepguard_reply "$_stepguard_filters" "$2" "$3" ;;
 	--mode) _stepguard_reply "$_stepguard_modes" "$2" "$3" ;;
-	-p | --policy | --log | --allow-write) _stepguard_files f "$2" "$3" ;;
+	-p | --policy | --log | --allow-write | --model-cli) _stepguard_files f "$2" "$3" ;;
 	--rules-dir | -w | --workdir) _stepguard_files d "$2" "$3" ;;
 	--user)
 		local IFS=$'\n' w
@@ -108,7 +108,7 @@ _stepguard() {
 			return 0
 			;;
 		-p | --policy | --rules-dir | -s | --step | -w | --workdir | \
-			--allow-write | --filter | --mode | --log | --user)
+			--allow-write | --filter | --mode | --log | --user | --model-cli)
 			# skip its value, given as the next word or as "=" "value"
 			if [[ ${COMP_WORDS[i + 1]-} == = ]]; then
 				((i += 2))

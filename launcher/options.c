@@ -14,7 +14,7 @@
 const char sg_usage[] =
 	"usage: stepguard [OPTIONS] -- COMMAND [ARG]...\n"
 	"       stepguard --check [OPTIONS] [-- COMMAND [ARG]...]\n"
-	"       stepguard --self-test [--json] [OPTIONS]\n"
+	"       stepguard --self-test [--json] [--model-cli PATH] [OPTIONS]\n"
 	"       stepguard audit [--json|--github] [--step NAME] [LOG...]\n"
 	"\n"
 	"Run COMMAND confined: writes outside the work directory and the policy's\n"
@@ -33,6 +33,8 @@ const char sg_usage[] =
 	"                           under sudo: the invoking user)\n"
 	"      --check              validate the policy and decide, without running\n"
 	"      --self-test          prove the confinement on this machine\n"
+	"      --model-cli PATH     with --self-test: also run the model CLI at PATH as a\n"
+	"                           ruling step, against a stub API, with planted hooks\n"
 	"      --unload [--force]   remove the pinned eBPF filter (root)\n"
 	"      --json               machine-readable --self-test output\n"
 	"  -v, --verbose            say more (repeatable)\n"
@@ -58,6 +60,7 @@ enum {
 	OPT_USER,
 	OPT_UNLOAD,
 	OPT_FORCE,
+	OPT_MODEL_CLI,
 };
 
 static const struct option long_options[] = {
@@ -74,6 +77,7 @@ static const struct option long_options[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "self-test", no_argument, NULL, OPT_SELF_TEST },
+	{ "model-cli", required_argument, NULL, OPT_MODEL_CLI },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -168,6 +172,11 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 		case OPT_SELF_TEST:
 			o->self_test = true;
 			break;
+		case OPT_MODEL_CLI:
+			if (!*optarg)
+				return bad(err, "--model-cli needs the path of the model CLI", optarg);
+			o->model_cli = optarg;
+			break;
 		case OPT_JSON:
 			o->json = true;
 			break;
@@ -214,6 +223,8 @@ int sg_options_parse(int argc, char **argv, char *const envp[], struct sg_option
 		return sg_errorf(err, -EINVAL, NULL, 0, "--quiet and --verbose contradict each other");
 	if (o->json && !o->self_test)
 		return sg_errorf(err, -EINVAL, NULL, 0, "--json goes with --self-test");
+	if (o->model_cli && !o->self_test)
+		return sg_errorf(err, -EINVAL, NULL, 0, "--model-cli goes with --self-test");
 	if (o->check && o->self_test)
 		return sg_errorf(err, -EINVAL, NULL, 0, "--check and --self-test are separate modes; give one");
 	if (o->force && !o->unload)

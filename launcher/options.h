@@ -25,6 +25,7 @@ struct sg_options {
 	bool unload;           /* --unload: remove this build's pinned eBPF filter */
 	bool force;            /* --force: --unload even while steps run */
 	bool self_test;
+	const char *model_cli; /* --model-cli PATH: --self-test also runs this CLI */
 	bool json;
 	int verbose;           /* -v count */
 	bool quiet;

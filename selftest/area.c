@@ -70,7 +70,7 @@ int sg_st_rm_rf_at(int dfd, const char *name) // NOLINT(misc-no-recursion): dept
  * Could the step's user do MODE on PATH without stepguard?  Asked of the
  * kernel as that user, unconfined: a child drops to the user first.
  */
-static int user_can(const struct selftest *s, const char *path, int mode)
+int sg_st_user_can(const struct selftest *s, const char *path, int mode)
 {
 	int status;
 	pid_t pid;
@@ -91,6 +91,14 @@ static int user_can(const struct selftest *s, const char *path, int mode)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255)
 		return -EPERM;
 	return -WEXITSTATUS(status);
+}
+
+/* PATH, made by us, is given to the step's user when the step drops to one. */
+int sg_st_give(const struct selftest *s, const char *path)
+{
+	if (s->user.drop && chown(path, s->user.uid, s->user.gid) < 0)
+		return -errno;
+	return 0;
 }
 
 /*
@@ -124,17 +132,20 @@ static int make_area_in(struct selftest *s, const char *base, const char **what)
 	 * (the logs) stay the caller's: the step must not replace the one or
 	 * rewrite the other.
 	 */
-	if (s->user.drop) {
+	{
 		const char *const own[] = { s->top, s->work, s->config };
 
-		for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-			if (chown(own[i], s->user.uid, s->user.gid) < 0) {
+		for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+			int r = sg_st_give(s, own[i]);
+
+			if (r < 0) {
 				*what = own[i];
-				return -errno;
+				return r;
 			}
+		}
 	}
 	/* A $TMPDIR private to the caller is out of the step user's reach. */
-	return user_can(s, s->work, W_OK | X_OK);
+	return sg_st_user_can(s, s->work, W_OK | X_OK);
 }
 
 /*
@@ -181,7 +192,7 @@ void sg_st_preflight(struct selftest *s)
 	};
 
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		int r = user_can(s, need[i].path, need[i].mode);
+		int r = sg_st_user_can(s, need[i].path, need[i].mode);
 
 		if (r < 0)
 			sg_st_problem(s, "user %s cannot %s %s even without stepguard (%s), so %s",
@@ -353,6 +364,106 @@ void sg_st_judge_control(struct selftest *s, struct run *r)
 		sg_st_problem(s, "run %d: cannot remove the control %s: %s", n, c->path, strerror(errno));
 }
 
+/*
+ * An exec the probe tried, judged from outside by its marker.  In a ruling
+ * run the marker must be absent and the probe must have been refused with
+ * EACCES (the attempt happened, and the kernel said no: another errno, a
+ * missing /bin/sh say, proves nothing).  In the other runs the marker must
+ * be there, the step user's: exec is restricted only under a ruling, and
+ * this is the control that the same exec works when it is not.
+ */
+void sg_st_judge_exec(struct selftest *s, struct run *r, int k)
+{
+	struct exec_cell *e = &r->x[k];
+	const char *label = sg_st_execs[k].label;
+	int n = (int)(r - s->runs) + 1;
+	struct snap after;
+	bool eacces, executed;
+
+	sg_st_snap_take(e->marker, &after);
+	if (after.err || e->before.err) {
+		e->result = "unknown";
+		sg_st_problem(s, "run %d (scrub %s): cannot check %s from outside: %s", n,
+			sg_st_scrub_label(r->scrub), e->marker,
+			strerror(after.err ? after.err : e->before.err));
+		return;
+	}
+	e->ran = !snap_same(&e->before, &after);
+	executed = e->reported && strcmp(e->probe_said, "executed") == 0;
+	eacces = e->reported && strcmp(e->probe_said, "refused") == 0 &&
+		 strcmp(e->errname, "EACCES") == 0;
+	e->result = e->ran ? "ran" : !e->reported ? "not tried" : eacces ? "refused"
+		  : executed ? "executed" : "failed";
+	if (r->ruling) {
+		e->ok = !e->ran && eacces;
+		/* A program that ran is the failure this exists for, as a write that landed. */
+		if (e->ran || executed)
+			s->landed_any = true;
+		if (e->ran)
+			sg_st_problem(s, "run %d (scrub %s, a ruling step): the %s ran: its marker %s "
+				"appeared, where a ruling step may execute only the model CLI and "
+				"[model-cli] exec-allow", n, sg_st_scrub_label(r->scrub), label, e->marker);
+		else if (executed)
+			sg_st_problem(s, "run %d (scrub %s, a ruling step): the probe's %s (%s) was "
+				"executed (exit status %s), where a ruling step may execute only the "
+				"model CLI and [model-cli] exec-allow", n, sg_st_scrub_label(r->scrub),
+				label, e->program, e->errname);
+		else if (e->reported && !eacces)
+			sg_st_problem(s, "run %d (scrub %s, a ruling step): the %s (%s) failed with %s, "
+				"not EACCES: that is no refusal, so it proves nothing", n,
+				sg_st_scrub_label(r->scrub), label, e->program, e->errname);
+	} else {
+		e->ok = e->ran && S_ISREG(after.st.st_mode) && after.st.st_uid == s->user.uid;
+		if (!e->ran && e->reported)
+			sg_st_problem(s, "run %d (scrub %s): the control %s (%s) did not run (the probe "
+				"says %s %s): outside a ruling a step's execs must not be restricted, "
+				"and a refusal of what cannot run proves nothing", n,
+				sg_st_scrub_label(r->scrub), label, e->program, e->probe_said, e->errname);
+		else if (e->ran && !e->ok)
+			sg_st_problem(s, "run %d (scrub %s): the marker of the control %s is not a "
+				"regular file of the step's user %s: %s", n, sg_st_scrub_label(r->scrub),
+				label, s->user.name, e->marker);
+	}
+	if (after.exists && !e->before.exists && unlink(e->marker) < 0)
+		sg_st_problem(s, "run %d: cannot remove the marker %s: %s", n, e->marker,
+			strerror(errno));
+}
+
+/* The probe's exec line: exec<TAB>MARKER<TAB>PROGRAM<TAB>executed|refused<TAB>WHAT. */
+static bool parse_exec_line(struct run *r, char *line)
+{
+	char *f[5], *save = NULL;
+	int nf = 0;
+
+	for (char *t = strtok_r(line, "\t", &save); t && nf < 5; t = strtok_r(NULL, "\t", &save))
+		f[nf++] = t;
+	if (nf != 5 || strcmp(f[0], "exec") != 0 ||
+	    (strcmp(f[3], "executed") != 0 && strcmp(f[3], "refused") != 0))
+		return false;
+	for (int k = 0; k < N_EXECS; k++) {
+		struct exec_cell *e = &r->x[k];
+		char esc[PATH_MAX * 4];
+
+		sg_st_escape_line(e->marker, esc, sizeof(esc));
+		if (e->reported || strcmp(esc, f[1]) != 0)
+			continue;
+		e->reported = true;
+		snprintf(e->program, sizeof(e->program), "%s", f[2]);
+		snprintf(e->probe_said, sizeof(e->probe_said), "%s", f[3]);
+		snprintf(e->errname, sizeof(e->errname), "%s", f[4]);
+		if (strcmp(f[3], "executed") == 0) {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(f[4], &end, 10);
+			e->exit_status = errno || *end || end == f[4] || v < 0 || v > 255 ? -1 : (int)v;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* One line per target: TARGET<TAB>landed|refused<TAB>ERRNO (probe.c). */
 void sg_st_parse_report(struct selftest *s, struct run *r)
 {
@@ -363,6 +474,16 @@ void sg_st_parse_report(struct selftest *s, struct run *r)
 		char *f1 = strchr(line, '\t'), *f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
 		bool matched = false;
 
+		if (strncmp(line, "exec\t", 5) == 0) {
+			/* Split on a copy: the line is shown whole if it is not one of ours. */
+			char *copy = strdup(line);
+
+			if (!copy || !parse_exec_line(r, copy))
+				sg_st_problem(s, "run %d: the probe printed an unexpected line: %.200s",
+					(int)(r - s->runs) + 1, line);
+			free(copy);
+			continue;
+		}
 		if (f2) {
 			*f1++ = '\0';
 			*f2++ = '\0';
@@ -400,6 +521,11 @@ void sg_st_read_start(struct selftest *s, struct run *r, const char *log)
 		if (!rec)
 			continue;
 		if (json_object_object_get_ex(rec, "event", &v) &&
+		    strcmp(json_object_get_string(v), "denial") == 0 &&
+		    json_object_object_get_ex(rec, "op", &v) &&
+		    strcmp(json_object_get_string(v), "exec") == 0)
+			r->exec_denials++;
+		else if (json_object_object_get_ex(rec, "event", &v) &&
 		    strcmp(json_object_get_string(v), "start") == 0) {
 			if (json_object_object_get_ex(rec, "backend", &v))
 				snprintf(r->backend, sizeof(r->backend), "%s", json_object_get_string(v));

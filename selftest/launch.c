@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "confine/user.h"
 #include "lib/exitcodes.h"
 #include "policy/policy.h"
 
@@ -80,14 +81,21 @@ const char *sg_st_absolute(const struct selftest *s, const char *p, char *buf, s
 
 /* ---- running stepguard ------------------------------------------------ */
 
+void sg_st_buf_free(struct buf *b)
+{
+	free(b->p);
+	*b = (struct buf){ 0 };
+}
+
 /*
- * Run /proc/self/exe with ARGV and ENV in CWD, stdin from /dev/null,
- * stdout and stderr captured.  Returns its exit status (128+N for signal
- * N), or -errno if it could not be started.  A step that outlives
- * TIMEOUT_MS is asked to stop (stepguard forwards SIGTERM), then killed.
+ * Run PROG with ARGV and ENV in CWD, as the user AS (NULL or not a drop:
+ * as we are), stdin from /dev/null, stdout and stderr captured.  Returns
+ * its exit status (128+N for signal N), or -errno if it could not be
+ * started.  A program that outlives TIMEOUT_MS is asked to stop (SIGTERM,
+ * which stepguard forwards to its step), then killed.
  */
-int sg_st_run_stepguard(char *const argv[], char *const env[], const char *cwd, int timeout_ms,
-			struct buf *out, struct buf *err)
+int sg_st_run_program(const char *prog, char *const argv[], char *const env[], const char *cwd,
+		      const struct sg_user *as, int timeout_ms, struct buf *out, struct buf *err)
 {
 	int po[2], pe[2], status;
 	struct pollfd pf[2];
@@ -116,7 +124,7 @@ int sg_st_run_stepguard(char *const argv[], char *const env[], const char *cwd, 
 		return -e;
 	}
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC), e;
 
 		if (null < 0 || dup2(null, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
 			_exit(SG_EXIT_CONFINE);
@@ -124,11 +132,17 @@ int sg_st_run_stepguard(char *const argv[], char *const env[], const char *cwd, 
 			dprintf(2, "stepguard: self-test: cannot enter %s: %s\n", cwd, strerror(errno));
 			_exit(SG_EXIT_CONFINE);
 		}
-		/* /proc/self/exe: this very binary, even if its path has changed. */
-		execve("/proc/self/exe", argv, env);
-		dprintf(2, "stepguard: self-test: cannot execute /proc/self/exe: %s\n",
-			strerror(errno));
-		_exit(SG_EXIT_CONFINE);
+		if (as && sg_user_drop(as) < 0) {
+			dprintf(2, "stepguard: self-test: cannot become user %s\n", as->name);
+			_exit(SG_EXIT_CONFINE);
+		}
+		execve(prog, argv, env);
+		e = errno;
+		dprintf(2, "stepguard: self-test: cannot execute %s: %s\n", prog, strerror(e));
+		/* A stepguard that cannot start confines nothing: 71, as a run says it. */
+		if (strcmp(prog, "/proc/self/exe") == 0)
+			_exit(SG_EXIT_CONFINE);
+		_exit(e == ENOENT ? SG_EXIT_NOTFOUND : SG_EXIT_NOEXEC);
 	}
 	close(po[1]);
 	close(pe[1]);
@@ -191,9 +205,17 @@ int sg_st_run_stepguard(char *const argv[], char *const env[], const char *cwd, 
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
 }
 
+/* /proc/self/exe: this very binary, even if its path has changed. */
+int sg_st_run_stepguard(char *const argv[], char *const env[], const char *cwd, int timeout_ms,
+			struct buf *out, struct buf *err)
+{
+	return sg_st_run_program("/proc/self/exe", argv, env, cwd, NULL, timeout_ms, out, err);
+}
+
 /* The arguments every stepguard we start shares: the caller's options, so
- * the self-test proves the confinement a step would get with them. */
-size_t sg_st_common_args(struct selftest *s, const char **a, size_t n)
+ * the self-test proves the confinement a step would get with them, and
+ * -w WORKDIR. */
+size_t sg_st_common_args(struct selftest *s, const char **a, size_t n, const char *workdir)
 {
 	const struct sg_selftest_args *o = s->o;
 
@@ -228,7 +250,7 @@ size_t sg_st_common_args(struct selftest *s, const char **a, size_t n)
 		a[n++] = s->abs_allow[i];
 	}
 	a[n++] = "-w";
-	a[n++] = s->work;
+	a[n++] = workdir;
 	return n;
 }
 
@@ -242,8 +264,10 @@ static bool is_listed(const struct sg_words *w, const char *name, size_t len)
 
 /*
  * The step's environment without the credential and scrub variables (the
- * policy's and the well-known ones) and without what the self-test sets,
- * plus SET (NAME=VALUE strings, NULL-terminated).
+ * policy's and the well-known ones), without the policy's tool variables
+ * (a ruling step that has one is refused, and the runs prove a compliant
+ * step), and without what the self-test sets, plus SET (NAME=VALUE
+ * strings, NULL-terminated).
  */
 char **sg_st_make_env(const struct selftest *s, const char *const set[])
 {
@@ -261,7 +285,8 @@ char **sg_st_make_env(const struct selftest *s, const char *const set[])
 		const char *eq = strchr(*e, '=');
 		size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
 		bool drop = is_listed(&s->pol->credentials, *e, len) ||
-			    is_listed(&s->pol->scrub, *e, len);
+			    is_listed(&s->pol->scrub, *e, len) ||
+			    is_listed(&s->pol->cli.tool_variables, *e, len);
 
 		for (size_t i = 0; i < sizeof(default_credentials) / sizeof(default_credentials[0]); i++)
 			drop |= strlen(default_credentials[i]) == len &&

@@ -157,7 +157,7 @@ void sg_st_check_rulings(struct selftest *s)
 			sg_st_problem(s, "rulings: out of memory");
 			return;
 		}
-		n = sg_st_common_args(s, argv, 0);
+		n = sg_st_common_args(s, argv, 0, s->work);
 		argv[n++] = "--check";
 		argv[n++] = "--";
 		argv[n++] = s->cli;

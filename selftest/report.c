@@ -52,6 +52,93 @@ static const char *gaps_text(const struct selftest *s, char *buf, size_t len)
 	return buf;
 }
 
+/* The first line of B, escaped and cut for a table cell. */
+static const char *first_line(const struct buf *b, char *out, size_t len)
+{
+	char raw[64];
+	const char *p = sg_st_buf_str(b);
+	size_t n = strcspn(p, "\n");
+
+	snprintf(raw, sizeof(raw), "%.*s%s", (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "");
+	sg_st_escape_line(raw, out, len);
+	if (!*out)
+		snprintf(out, len, "(nothing)");
+	return out;
+}
+
+static const char *field(json_object *rec, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(rec, key, &v) ? json_object_get_string(v) : "?";
+}
+
+static void print_model_cli(const struct selftest *s)
+{
+	const struct model_cli *m = s->cli_run;
+	const struct cli_run *r[2] = { &m->control, &m->confined };
+	char a[160], b[160];
+	size_t n;
+
+	printf("  model CLI (--model-cli):\n");
+	printf("    command       %s -p hi %s \"\"\n", m->path[0] ? m->path : s->o->model_cli, s->tools);
+	if (m->skipped) {
+		printf("    not run       %s\n\n", m->skipped);
+		return;
+	}
+	printf("    environment   ANTHROPIC_BASE_URL=http://127.0.0.1:PORT (the stub), "
+	       "ANTHROPIC_API_KEY=(a dummy), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1,\n"
+	       "                  HOME beside the work dir, TMPDIR in it; PATH, the locale and "
+	       "SUDO_* kept; nothing else\n");
+	printf("    planted       hooks SessionStart, UserPromptSubmit and Stop in the project's "
+	       "and the user's settings,\n"
+	       "                  and a project stdio MCP server (.mcp.json); each would write a "
+	       "marker in the work dir\n");
+	printf("    backend       %s\n\n", m->backend[0] ? m->backend : "unknown (no start record)");
+	printf("    %-32s | %-20s | %s\n", "", "without stepguard", "under stepguard");
+	printf("    %-32s | %-20d | %d\n", "status", r[0]->status, r[1]->status);
+	printf("    %-32s | %-20s | %s\n", "output", first_line(&r[0]->out, a, sizeof(a)),
+	       first_line(&r[1]->out, b, sizeof(b)));
+	snprintf(a, sizeof(a), "%u (%u message%s)", r[0]->stub_requests, r[0]->stub_messages,
+		 r[0]->stub_messages == 1 ? "" : "s");
+	snprintf(b, sizeof(b), "%u (%u message%s)", r[1]->stub_requests, r[1]->stub_messages,
+		 r[1]->stub_messages == 1 ? "" : "s");
+	printf("    %-32s | %-20s | %s\n", "requests to the stub", a, b);
+	for (int k = 0; k < N_PLANTS; k++) {
+		bool moot = k >= PLANT_USER && m->home_replaced;
+
+		printf("    %-32s | %-20s | %s\n", sg_st_plants[k].label,
+		       r[0]->p[k].err ? "unknown" : r[0]->p[k].ran ? "ran" : "did not run",
+		       r[1]->p[k].err ? "unknown" : r[1]->p[k].ran ? "ran"
+		       : moot ? "not planted (see below)" : "did not run");
+	}
+	if (m->home_replaced)
+		printf("    (stepguard gives the step its user's own HOME, where the self-test writes "
+		       "nothing:\n     the user's hooks are not where the CLI looks, and are not judged)\n");
+	if (s->o->verbose)
+		for (int i = 0; i < 2; i++) {
+			printf("    %s, in %s:\n", i ? "under stepguard" : "without stepguard", r[i]->dir);
+			for (size_t k = 0; r[i]->stub_log && r[i]->stub_log[k]; k++)
+				printf("      stub: %s\n", r[i]->stub_log[k]);
+			printf("      stub: %s\n", r[i]->stub_end);
+			for (int k = 0; k < N_PLANTS; k++)
+				printf("      %s: %s\n", r[i]->p[k].marker,
+				       r[i]->p[k].ran ? "there" : "absent");
+			if (r[i]->err.n)
+				printf("      stderr: %s\n", first_line(&r[i]->err, a, sizeof(a)));
+		}
+	n = m->denials ? json_object_array_length(m->denials) : 0;
+	printf("    refused execs (the step's log):%s\n", n ? "" : " none");
+	for (size_t i = 0; i < n; i++) {
+		json_object *rec = json_object_array_get_idx(m->denials, i);
+
+		/* Paths in the log are escaped already: shown as they are. */
+		printf("      %s (comm %s, %s)\n", field(rec, "path"), field(rec, "comm"),
+		       field(rec, "reason"));
+	}
+	printf("\n");
+}
+
 void sg_st_print_human(const struct selftest *s, int status)
 {
 	const struct sg_selftest_args *o = s->o;
@@ -64,25 +151,39 @@ void sg_st_print_human(const struct selftest *s, int status)
 		printf("  home          %s\n", s->home);
 		if (s->have_top)
 			printf("  work dir      %s\n", s->work);
-		printf("  probe         %s, run as %s -p %s \"\" -- TARGET...\n\n", s->probe, s->cli,
-		       s->tools);
-		printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %s\n", "scrub", "order",
-		       sg_st_cells[0].label, sg_st_cells[1].label, sg_st_cells[2].label, sg_st_cells[3].label, sg_st_cells[4].label);
+		printf("  probe         %s, run as %s -p %s \"\" -- TARGET... exec-sh=MARKER "
+		       "exec-touch=MARKER\n\n", s->probe, s->cli, s->tools);
+		printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %-9s | %-15s | %s\n", "scrub",
+		       "order", sg_st_cells[0].label, sg_st_cells[1].label, sg_st_cells[2].label,
+		       sg_st_cells[3].label, sg_st_cells[4].label, sg_st_execs[0].label,
+		       sg_st_execs[1].label);
 		for (int i = 0; i < N_RUNS; i++) {
 			const struct run *r = &s->runs[i];
 
 			if (!r->attempted)
 				continue;
-			printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %s\n",
+			printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %-9s | %-15s | %s\n",
 			       sg_st_scrub_label(r->scrub), i < N_RUNS / 2 ? "forward" : "reverse",
 			       r->c[0].result, r->c[1].result, r->c[2].result, r->c[3].result,
-			       r->c[4].result);
-			if (o->verbose)
-				for (int c = 0; c < N_CELLS; c++)
-					printf("      %s: probe %s %s\n", r->c[c].path,
-					       r->c[c].reported ? r->c[c].probe_said : "silent",
-					       r->c[c].errname);
+			       r->c[4].result, r->x[0].result, r->x[1].result);
+			if (!o->verbose)
+				continue;
+			for (int c = 0; c < N_CELLS; c++)
+				printf("      %s: probe %s %s\n", r->c[c].path,
+				       r->c[c].reported ? r->c[c].probe_said : "silent",
+				       r->c[c].errname);
+			for (int x = 0; x < N_EXECS; x++)
+				printf("      %s: probe %s %s %s\n", r->x[x].marker,
+				       r->x[x].reported ? r->x[x].program : sg_st_execs[x].label,
+				       r->x[x].reported ? r->x[x].probe_said : "silent",
+				       r->x[x].errname);
+			printf("      (%s; the step's log has %d refused exec%s)\n",
+			       r->ruling ? "a ruling step: the execs must be refused"
+					 : "no ruling: the execs must run",
+			       r->exec_denials, r->exec_denials == 1 ? "" : "s");
 		}
+		printf("  (scrub 1: a ruling step, where both execs must be refused with EACCES; in the "
+		       "other runs both must run)\n");
 		for (int i = 0; i < N_RUNS; i++)
 			for (int c = 0; c < N_TARGETS; c++)
 				if (s->runs[i].attempted && s->runs[i].c[c].before.exists)
@@ -121,6 +222,8 @@ void sg_st_print_human(const struct selftest *s, int status)
 			       c->status);
 		}
 		printf("\n");
+		if (s->cli_run)
+			print_model_cli(s);
 	}
 	if (s->n_problems) {
 		printf("problems:\n");
@@ -138,9 +241,20 @@ void sg_st_print_human(const struct selftest *s, int status)
 	if (s->gaps && s->gaps[0] && status == SG_EXIT_OK)
 		printf("note: on this kernel the write filter does not cover %s\n",
 		       gaps_text(s, g, sizeof(g)));
-	if (status == SG_EXIT_OK)
-		printf("PASS: in all %d runs none of the %d writes outside the work directory landed, "
-		       "the control landed, and the rulings held\n", N_RUNS, N_TARGETS);
+	if (status == SG_EXIT_OK) {
+		char cli_pass[160];
+		int ruling = 0;
+
+		snprintf(cli_pass, sizeof(cli_pass), ", and the model CLI answered ok with none of its %d "
+			 "planted hooks and servers run (each ran without stepguard)", N_PLANTS);
+		for (int i = 0; i < N_RUNS; i++)
+			ruling += s->runs[i].ruling;
+		printf("PASS: in all %d runs none of the %d writes outside the work directory landed and "
+		       "the control landed, the %d execs of the ruling runs were refused (their %d "
+		       "controls ran), %sthe rulings held%s\n", N_RUNS, N_TARGETS, ruling * N_EXECS,
+		       (N_RUNS - ruling) * N_EXECS, s->cli_run ? "" : "and ",
+		       s->cli_run ? cli_pass : "");
+	}
 	else if (status == SG_EXIT_CONFINE)
 		printf("FAIL: stepguard could not set up the confinement on this machine (see above)\n");
 	else
@@ -165,6 +279,95 @@ static json_object *cell_json(const struct cell *c, int k)
 								   : NULL);
 	if (c->fate[0])
 		json_object_object_add(j, "cleanup", json_object_new_string(c->fate));
+	return j;
+}
+
+static json_object *exec_json(const struct run *r, int k)
+{
+	const struct exec_cell *e = &r->x[k];
+	json_object *j = json_object_new_object();
+	bool executed = e->reported && strcmp(e->probe_said, "executed") == 0;
+
+	json_object_object_add(j, "exec", json_object_new_string(sg_st_execs[k].id));
+	json_object_object_add(j, "label", json_object_new_string(sg_st_execs[k].label));
+	json_object_object_add(j, "marker", sg_json_bytes(e->marker));
+	json_object_object_add(j, "program", e->reported ? sg_json_bytes(e->program) : NULL);
+	json_object_object_add(j, "expected", json_object_new_string(r->ruling ? "refused" : "ran"));
+	json_object_object_add(j, "result", json_object_new_string(e->result));
+	json_object_object_add(j, "existed", json_object_new_boolean(e->before.exists));
+	json_object_object_add(j, "probe_reported", json_object_new_boolean(e->reported));
+	json_object_object_add(j, "probe_said",
+			       e->reported ? json_object_new_string(e->probe_said) : NULL);
+	json_object_object_add(j, "errno",
+			       e->reported && !executed ? json_object_new_string(e->errname) : NULL);
+	json_object_object_add(j, "exit_status",
+			       executed ? json_object_new_int(e->exit_status) : NULL);
+	json_object_object_add(j, "pass", json_object_new_boolean(e->ok));
+	return j;
+}
+
+static json_object *strv_json(char *const *v)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; v && v[i]; i++)
+		json_object_array_add(a, sg_json_bytes(v[i]));
+	return a;
+}
+
+static json_object *cli_run_json(const struct model_cli *m, const struct cli_run *c)
+{
+	json_object *j = json_object_new_object(), *stub = json_object_new_object();
+	json_object *plants = json_object_new_array();
+
+	json_object_object_add(j, "workdir", sg_json_bytes(c->dir));
+	json_object_object_add(j, "home", sg_json_bytes(c->home));
+	json_object_object_add(j, "status", json_object_new_int(c->status));
+	json_object_object_add(j, "answered", json_object_new_boolean(c->answered));
+	json_object_object_add(j, "stdout", sg_json_bytes(sg_st_buf_str(&c->out)));
+	json_object_object_add(j, "stderr", sg_json_bytes(sg_st_buf_str(&c->err)));
+	json_object_object_add(stub, "address", json_object_new_string("127.0.0.1"));
+	json_object_object_add(stub, "port", json_object_new_int(c->port));
+	json_object_object_add(stub, "requests", json_object_new_int64(c->stub_requests));
+	json_object_object_add(stub, "messages", json_object_new_int64(c->stub_messages));
+	json_object_object_add(stub, "end", json_object_new_string(c->stub_end));
+	json_object_object_add(stub, "log", strv_json(c->stub_log));
+	json_object_object_add(j, "stub", stub);
+	for (int k = 0; k < N_PLANTS; k++) {
+		json_object *p = json_object_new_object();
+
+		json_object_object_add(p, "plant", json_object_new_string(sg_st_plants[k].id));
+		json_object_object_add(p, "label", json_object_new_string(sg_st_plants[k].label));
+		json_object_object_add(p, "marker", sg_json_bytes(c->p[k].marker));
+		json_object_object_add(p, "ran", c->p[k].err ? NULL : json_object_new_boolean(c->p[k].ran));
+		json_object_object_add(p, "judged",
+				       json_object_new_boolean(!(k >= PLANT_USER && m->home_replaced)));
+		json_object_array_add(plants, p);
+	}
+	json_object_object_add(j, "plants", plants);
+	return j;
+}
+
+static json_object *model_cli_json(const struct selftest *s)
+{
+	const struct model_cli *m = s->cli_run;
+	json_object *j = json_object_new_object(), *cmd = json_object_new_array();
+	const char *words[] = { m->path[0] ? m->path : s->o->model_cli, "-p", "hi", s->tools, "" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		json_object_array_add(cmd, sg_json_bytes(words[i]));
+	json_object_object_add(j, "path", sg_json_bytes(words[0]));
+	json_object_object_add(j, "command", cmd);
+	json_object_object_add(j, "attempted", json_object_new_boolean(!m->skipped));
+	if (m->skipped)
+		json_object_object_add(j, "skipped", json_object_new_string(m->skipped));
+	json_object_object_add(j, "control", m->skipped ? NULL : cli_run_json(m, &m->control));
+	json_object_object_add(j, "step", m->skipped ? NULL : cli_run_json(m, &m->confined));
+	json_object_object_add(j, "home_replaced", json_object_new_boolean(m->home_replaced));
+	json_object_object_add(j, "backend", m->backend[0] ? json_object_new_string(m->backend) : NULL);
+	json_object_object_add(j, "refused_execs",
+			       m->denials ? json_object_get(m->denials) : json_object_new_array());
+	json_object_object_add(j, "pass", json_object_new_boolean(m->ok));
 	return j;
 }
 
@@ -232,6 +435,12 @@ void sg_st_print_json(const struct selftest *s, int status)
 			json_object_array_add(t, cell_json(&r->c[c], c));
 		json_object_object_add(j, "targets", t);
 		json_object_object_add(j, "control", cell_json(&r->c[CONTROL], CONTROL));
+		json_object_object_add(j, "ruling", json_object_new_boolean(r->ruling));
+		t = json_object_new_array();
+		for (int x = 0; x < N_EXECS; x++)
+			json_object_array_add(t, exec_json(r, x));
+		json_object_object_add(j, "execs", t);
+		json_object_object_add(j, "exec_denials", json_object_new_int(r->exec_denials));
 		json_object_object_add(j, "pass", json_object_new_boolean(r->ok));
 		if (r->err.n)
 			json_object_object_add(j, "stderr", sg_json_bytes(sg_st_buf_str(&r->err)));
@@ -266,6 +475,7 @@ void sg_st_print_json(const struct selftest *s, int status)
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(root, "rulings", a);
+	json_object_object_add(root, "model_cli", s->cli_run ? model_cli_json(s) : NULL);
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < s->n_problems; i++)

@@ -29,6 +29,12 @@
  *   - Nothing left behind.  Unique names per run; anything that landed is
  *     removed (a file that existed before is never deleted, only cut back
  *     to what it held), and the work area is removed at the end.
+ *   - Execs, too.  A ruling step may execute only the model CLI and what
+ *     the policy adds, so after its writes the probe starts /bin/sh -c
+ *     (what a hook is) and touch, each writing a marker in the work
+ *     directory.  In the ruling runs (scrub 1) each must be refused with
+ *     EACCES and leave no marker; in the others each must run, the
+ *     control that nothing else stops them.
  */
 #include "selftest/selftest.h"
 
@@ -54,9 +60,25 @@ const struct sg_st_cell_name sg_st_cells[N_CELLS] = {
 	{ "control", "control" },
 };
 
+/*
+ * What a hook does (`/bin/sh -c`), and another program a step would find
+ * in $PATH: touch is in coreutils on a minimal Debian and an applet of
+ * the VMs' busybox.  The id is also the probe's word (exec-ID=MARKER).
+ */
+const struct sg_st_cell_name sg_st_execs[N_EXECS] = {
+	{ "sh", "exec /bin/sh -c" },
+	{ "touch", "exec touch" },
+};
+
 /* The trial's order, then its reverse: a leftover of one run (a landed
  * file, a stale decision) cannot hide behind the order. */
 static const char *const run_scrub[N_RUNS] = { NULL, "0", "1", "1", "0", NULL };
+
+/* Design §4: the scrub is set when present with a value other than empty or 0. */
+static bool scrub_set(const char *v)
+{
+	return v && *v && strcmp(v, "0") != 0;
+}
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -121,8 +143,9 @@ const char *sg_st_scrub_label(const char *scrub)
 static void one_run(struct selftest *s, int i)
 {
 	struct run *r = &s->runs[i];
-	char log[PATH_MAX], scrub_env[64], cfg[PATH_MAX + 32], xdg[PATH_MAX + 32];
+	char log[PATH_MAX], scrub_env[64], xdg[PATH_MAX + 32];
 	const char *set[4] = { 0 };
+	char words[N_EXECS][PATH_MAX + 16];
 	const char **argv;
 	char **env;
 	size_t n, k = 0;
@@ -142,13 +165,31 @@ static void one_run(struct selftest *s, int i)
 		sg_st_snap_take(r->c[c].path, &r->c[c].before);
 		r->c[c].result = "not tried";
 	}
+	/* The execs' markers are in the work directory: only the exec rule can stop them. */
+	for (int x = 0; x < N_EXECS; x++) {
+		struct exec_cell *e = &r->x[x];
+
+		if (sg_st_pathf(e->marker, sizeof(e->marker), "%s/stepguard-selftest-exec-%s-%s-%d",
+				s->work, sg_st_execs[x].id, s->nonce, i + 1) < 0 ||
+		    sg_st_pathf(words[x], sizeof(words[x]), "exec-%s=%s", sg_st_execs[x].id,
+				e->marker) < 0) {
+			sg_st_problem(s, "the path of the %s marker is too long: %s", sg_st_execs[x].label,
+				s->work);
+			r->attempted = false;
+			return;
+		}
+		sg_st_snap_take(e->marker, &e->before);
+		e->result = "not tried";
+	}
 	if (sg_st_pathf(log, sizeof(log), "%s/run-%d.log", s->priv, i + 1) < 0) {
 		sg_st_problem(s, "the log's path is too long: %s", s->priv);
 		return;
 	}
-	snprintf(cfg, sizeof(cfg), "CLAUDE_CONFIG_DIR=%s", s->config);
+	/*
+	 * Not CLAUDE_CONFIG_DIR: it names where the CLI reads settings (hooks,
+	 * MCP servers) from, a tool variable a ruling step refuses.
+	 */
 	snprintf(xdg, sizeof(xdg), "XDG_CONFIG_HOME=%s", s->config);
-	set[k++] = cfg;
 	set[k++] = xdg;
 	if (r->scrub) {
 		snprintf(scrub_env, sizeof(scrub_env), "%s=%s", SCRUB_VAR, r->scrub);
@@ -162,7 +203,7 @@ static void one_run(struct selftest *s, int i)
 		return;
 	}
 
-	n = sg_st_common_args(s, argv, 0);
+	n = sg_st_common_args(s, argv, 0, s->work);
 	argv[n++] = "--log";
 	argv[n++] = log;
 	argv[n++] = "--";
@@ -173,6 +214,8 @@ static void one_run(struct selftest *s, int i)
 	argv[n++] = "--";
 	for (int c = 0; c < N_CELLS; c++)
 		argv[n++] = r->c[c].path;
+	for (int x = 0; x < N_EXECS; x++)
+		argv[n++] = words[x];
 	argv[n] = NULL;
 
 	r->status = sg_st_run_stepguard((char *const *)argv, env, s->work, RUN_TIMEOUT_MS, &r->out,
@@ -184,6 +227,8 @@ static void one_run(struct selftest *s, int i)
 	for (int c = 0; c < N_TARGETS; c++)
 		sg_st_judge_cell(s, r, c);
 	sg_st_judge_control(s, r);
+	for (int x = 0; x < N_EXECS; x++)
+		sg_st_judge_exec(s, r, x);
 
 	if (r->status != 0) {
 		const char *e = sg_st_buf_str(&r->err);
@@ -204,6 +249,10 @@ static void one_run(struct selftest *s, int i)
 		if (!r->c[c].reported && r->status == 0)
 			sg_st_problem(s, "run %d (scrub %s): the probe did not report %s", i + 1,
 				sg_st_scrub_label(r->scrub), r->c[c].path);
+	for (int x = 0; x < N_EXECS; x++)
+		if (!r->x[x].reported && r->status == 0)
+			sg_st_problem(s, "run %d (scrub %s): the probe did not report its %s (%s)", i + 1,
+				sg_st_scrub_label(r->scrub), sg_st_execs[x].label, r->x[x].marker);
 	if (!r->backend[0] && r->status == 0)
 		sg_st_problem(s, "run %d (scrub %s): no start record in the step's log", i + 1,
 			sg_st_scrub_label(r->scrub));
@@ -216,6 +265,8 @@ static void one_run(struct selftest *s, int i)
 	r->ok = r->status == 0 && r->c[CONTROL].landed;
 	for (int c = 0; c < N_TARGETS; c++)
 		r->ok = r->ok && r->c[c].reported && !r->c[c].landed;
+	for (int x = 0; x < N_EXECS; x++)
+		r->ok = r->ok && r->x[x].ok;
 }
 
 /* ---- the whole ---------------------------------------------------------- */
@@ -232,16 +283,26 @@ int sg_self_test(const struct sg_selftest_args *o, char *const envp[])
 	s->o = o;
 	s->envp = envp;
 	s->abi = -1;
+	if (o->model_cli) {
+		s->cli_run = calloc(1, sizeof(*s->cli_run));
+		if (s->cli_run)
+			s->cli_run->skipped = "the self-test could not prepare its runs";
+		else
+			sg_st_problem(s, "out of memory");
+	}
 
 	if (sg_st_prepare(s) == 0) {
 		sg_st_check_rulings(s);
 		for (int i = 0; i < N_RUNS; i++) {
 			s->runs[i].scrub = run_scrub[i];
+			s->runs[i].ruling = scrub_set(run_scrub[i]);
 			one_run(s, i);
 			/* Without a confinement every further run fails the same way. */
 			if (s->runs[i].status == SG_EXIT_CONFINE)
 				break;
 		}
+		if (o->model_cli)
+			sg_st_model_cli(s);
 	}
 
 	if (s->have_top) {
@@ -277,6 +338,7 @@ int sg_self_test(const struct sg_selftest_args *o, char *const envp[])
 	}
 	for (int i = 0; i < 3; i++)
 		free(s->checks[i].out.p);
+	sg_st_model_cli_free(s->cli_run);
 	for (size_t i = 0; i < s->n_problems; i++)
 		free(s->problems[i]);
 	free(s->problems);

@@ -5,8 +5,12 @@
  *
  * The probe is a separate program (stepguard-probe, selftest/probe.c)
  * that stepguard runs as a step, six times (scrub unset, 0, 1, then 1, 0,
- * unset); every write is judged from outside, after the probe exits.
- * See docs/self-test.md for the output and the statuses.
+ * unset); after its writes it tries two execs, refused in the ruling runs
+ * (scrub 1) and run in the others.  Every write and exec is judged from
+ * outside, after the probe exits.  With --model-cli, the real CLI runs
+ * last, against a stub of the Messages API, with planted hooks and an
+ * MCP server that must not run.  See docs/self-test.md for the output
+ * and the statuses.
  */
 #ifndef STEPGUARD_SELFTEST_H
 #define STEPGUARD_SELFTEST_H
@@ -32,6 +36,7 @@ struct sg_selftest_args {
 	enum sg_mode mode;
 	const char *const *allow_write;
 	size_t n_allow_write;
+	const char *model_cli;    /* --model-cli: also run this CLI, as a ruling-2 step */
 	bool json;
 	int verbose;
 	bool quiet;

@@ -168,6 +168,10 @@ static void test_sg_options_parse_refusals(void **state)
 		{ ARGV("--json", "true"), 3, "--self-test" },
 		{ ARGV("--check", "--self-test"), 3, "separate" },
 		{ ARGV("--self-test", "--", "true"), 4, "no command" },
+		{ ARGV("--model-cli", "/opt/claude", "true"), 4, "--model-cli goes with --self-test" },
+		{ ARGV("--check", "--model-cli", "/opt/claude"), 4, "--model-cli goes with --self-test" },
+		{ ARGV("--self-test", "--model-cli", ""), 4, "path of the model CLI" },
+		{ ARGV("--self-test", "--model-cli"), 3, "needs a value" },
 		{ ARGV("-v"), 2, "no command" },
 		{ ARGV("--allow-write", "", "true"), 4, "path" },
 		{ ARGV("--log", "", "true"), 4, "path" },
@@ -250,6 +254,28 @@ static void test_sg_option_error_permuted_operands(void **state)
 	assert_string_equal(msg, "option -s needs a value (see stepguard audit --help)");
 }
 
+static void test_sg_options_parse_model_cli(void **state)
+{
+	char **argv = ARGV("--self-test", "--model-cli", "/opt/claude", "--json", "-v");
+	struct sg_options o;
+	char msg[256];
+
+	(void)state;
+	assert_int_equal(parse(0, argv, no_env, &o, msg), 0);
+	assert_true(o.self_test);
+	assert_string_equal(o.model_cli, "/opt/claude");
+	assert_true(o.json);
+	assert_int_equal(o.argc, 0);
+	sg_options_free(&o);
+	/* "=" as well; and without the option, no CLI is run */
+	assert_int_equal(parse(0, ARGV("--model-cli=claude", "--self-test"), no_env, &o, msg), 0);
+	assert_string_equal(o.model_cli, "claude");
+	sg_options_free(&o);
+	assert_int_equal(parse(0, ARGV("--self-test"), no_env, &o, msg), 0);
+	assert_null(o.model_cli);
+	sg_options_free(&o);
+}
+
 static void test_sg_options_parse_check_without_command(void **state)
 {
 	char **argv = ARGV("--check");
@@ -308,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_sg_options_parse_refusals),
 		cmocka_unit_test(test_sg_options_parse_names_the_option_at_fault),
 		cmocka_unit_test(test_sg_option_error_permuted_operands),
+		cmocka_unit_test(test_sg_options_parse_model_cli),
 		cmocka_unit_test(test_sg_options_parse_check_without_command),
 		cmocka_unit_test(test_sg_options_parse_repeatable_calls),
 		cmocka_unit_test(test_exit_codes_are_distinct),

@@ -2,17 +2,29 @@
 # Integration test of `stepguard --self-test`, judged from outside:
 #   - as root, as an unprivileged user (runuser) and as root dropping to
 #     that user (SUDO_UID/SUDO_GID), in text and in --json: exit 0, all
-#     cells of the table refused in every run, the control landed, the
-#     rulings held, and nothing left behind where the probe wrote;
+#     cells of the table refused in every run, the control landed, both
+#     execs refused (EACCES) in the two ruling runs (scrub 1) and run in
+#     the four others, the rulings held, and nothing left behind where the
+#     probe wrote;
 #   - a negative case that proves the self-test can fail: a policy that
-#     makes /tmp writable must give exit 1 and "landed" in the /tmp column.
+#     makes /tmp writable must give exit 1 and "landed" in the /tmp column;
+#   - --model-cli with a stand-in CLI (fakecli.py), the host test of the
+#     self-test's stub API: it checks the stub's answers to the real CLI's
+#     request shape and that the stub listens on 127.0.0.1 only, then
+#     starts the planted hooks and server, which must all be refused; and
+#     stand-ins that must fail (markers written, no request, a bad status,
+#     a wrong answer);
+#   - --model-cli with the real model CLI ($STEPGUARD_MODEL_CLI, else
+#     claude on PATH; skipped with the reason when there is none): it must
+#     answer "ok", exit 0, ask the stub, and run none of the plants.
 #
-# Usage: STEPGUARD=build/stepguard bash tests/selftest/run.sh
+# Usage: STEPGUARD=build/stepguard [STEPGUARD_MODEL_CLI=PATH] bash tests/selftest/run.sh
 # Needs root for the user cases (skipped, with the reason, otherwise).
 set -u
 SG=${STEPGUARD:?set STEPGUARD to the binary under test}
 SG=$(realpath "$SG") || exit 1
 PROBE=$(dirname "$SG")/stepguard-probe
+HERE=$(cd "$(dirname "$0")" && pwd)
 USER_NAME=sgtest
 pass=0 fail=0 skip=0
 
@@ -53,7 +65,8 @@ chmod 644 "$T/neg.ini"
 
 # table_ok FILE [TMPCELL]: the table in FILE has six rows (scrub unset, 0,
 # 1, then 1, 0, unset), each with its four targets TMPCELL for /tmp and
-# refused elsewhere, and the control landed.
+# refused elsewhere, the control landed, and both execs refused in the
+# ruling rows (scrub 1) and run in the others.
 table_ok() {
 	local tmpcell=${2:-refused}
 	awk -F'|' -v tmpcell="$tmpcell" '
@@ -62,8 +75,10 @@ table_ok() {
 			split(trim($1), a, / +/)
 			order = order a[1] "/" a[2] " "
 			rows++
-			if (trim($2) != "refused" || trim($3) != "refused" || trim($4) != tmpcell ||
-			    trim($5) != "refused" || trim($6) != "landed") {
+			exec = a[1] == "1" ? "refused" : "ran"
+			if (NF != 8 || trim($2) != "refused" || trim($3) != "refused" || trim($4) != tmpcell ||
+			    trim($5) != "refused" || trim($6) != "landed" || trim($7) != exec ||
+			    trim($8) != exec) {
 				print "  bad row: " $0
 				badrows++
 			}
@@ -98,7 +113,25 @@ want(d["kernel"] == os.uname().release, "kernel %r" % d["kernel"])
 want(isinstance(d["lsm"], list) or d.get("lsm_error"), "neither lsm nor lsm_error")
 want(len(d["rulings"]) == 3 and all(c["pass"] for c in d["rulings"]), "rulings %r" % d["rulings"])
 want([c["status"] for c in d["rulings"]] == [77, 77, 0], "ruling statuses")
+want(d["model_cli"] is None, "model_cli is %r without --model-cli" % (d["model_cli"],))
 for r in runs:
+    ruling = r["scrub"] == "1"
+    want(r["ruling"] == ruling, "run %d: ruling is %r" % (r["run"], r["ruling"]))
+    want([x["exec"] for x in r["execs"]] == ["sh", "touch"], "run %d: execs %r" % (r["run"], r["execs"]))
+    for x in r["execs"]:
+        want(x["expected"] == ("refused" if ruling else "ran") and x["result"] == x["expected"] and x["pass"],
+             "run %d: exec %s is %s (expected %s)" % (r["run"], x["exec"], x["result"], x["expected"]))
+        want(x["probe_reported"], "run %d: exec %s not reported" % (r["run"], x["exec"]))
+        if ruling:
+            want(x["errno"] == "EACCES" and x["probe_said"] == "refused" and x["exit_status"] is None,
+                 "run %d: exec %s: %r %r" % (r["run"], x["exec"], x["probe_said"], x["errno"]))
+        else:
+            want(x["probe_said"] == "executed" and x["exit_status"] == 0 and x["errno"] is None,
+                 "run %d: exec %s: %r %r" % (r["run"], x["exec"], x["probe_said"], x["exit_status"]))
+        print(x["marker"])
+    # Each refused exec is logged, once; none outside a ruling.
+    want(r["exec_denials"] == (2 if ruling else 0),
+         "run %d: %r refused execs in its log" % (r["run"], r["exec_denials"]))
     want(r["stepguard_status"] == 0, "run %d: stepguard status %r" % (r["run"], r["stepguard_status"]))
     want([t["target"] for t in r["targets"]] == ["home-file", "home-dotfile", "tmp-file", "parent-file"],
          "run %d: targets" % r["run"])
@@ -162,7 +195,8 @@ case_() {
 		grep -q '^  kernel ' "$out" && grep -q '^  active LSMs ' "$out" &&
 		grep -q '^  not covered ' "$out" && ok || bad "$name: the facts below the table"
 	if [ "$want" = 0 ]; then
-		grep -q '^PASS' "$out" && ok || bad "$name: no PASS line"
+		grep -q '^PASS: in all 6 runs none of the 4 writes outside the work directory landed and the control landed, the 4 execs of the ruling runs were refused (their 8 controls ran), and the rulings held$' "$out" &&
+			ok || bad "$name: no PASS line (with the counts)"
 	else
 		grep -q '^FAIL' "$out" && grep -q 'file in /tmp landed' "$out" && ok ||
 			bad "$name: no FAIL line naming the /tmp write"
@@ -177,10 +211,140 @@ case_() {
 	none_left "$name --json" "$js.paths"
 }
 
+# --- --model-cli -----------------------------------------------------------
+# A python3 every user can run: the stand-in CLI's #! line names it.
+PY=$(command -v /usr/bin/python3 || command -v python3)
+
+# fake DIR MODE: the stand-in CLI as DIR/claude, told MODE (fakecli.py).
+fake() {
+	mkdir -p "$1" || return 1
+	{ printf '#!%s\n' "$PY"; cat "$HERE/fakecli.py"; } > "$1/claude" || return 1
+	printf '%s\n' "$2" > "$1/mode"
+	chmod 755 "$1" "$1/claude" && chmod 644 "$1/mode"
+}
+
+# cli_ok FILE EXPECT: the model_cli part of a --self-test --json document.
+# EXPECT: pass (the CLI answered, was asked, ran none of the plants, each
+# of which ran without stepguard), stub (pass, and the stub answered the
+# stand-in's four requests as it should), or a failure the stand-in was
+# told to cause: markers, silent, exit3, wrong.  Prints the paths it names
+# (for the leftovers check) to FILE.paths.
+cli_ok() {
+	python3 - "$1" "$2" > "$1.paths" <<'EOF'
+import json, os, sys
+path, expect = sys.argv[1:3]
+with open(path) as f:
+    d = json.load(f)
+errors = []
+def want(cond, what):
+    if not cond:
+        errors.append(what)
+m = d["model_cli"]
+want(m is not None and m["attempted"], "model_cli: %r" % (m,))
+if not errors:
+    step, ctl = m["step"], m["control"]
+    want(m["command"][1:] == ["-p", "hi", "--tools", ""], "command %r" % m["command"])
+    for name, r in (("control", ctl), ("step", step)):
+        want(r["stub"]["address"] == "127.0.0.1" and r["stub"]["port"] > 0, "%s: stub %r" % (name, r["stub"]))
+        want([p["plant"] for p in r["plants"]] ==
+             ["project-hook-SessionStart", "project-hook-UserPromptSubmit", "project-hook-Stop",
+              "project-mcp-server", "user-hook-SessionStart", "user-hook-UserPromptSubmit",
+              "user-hook-Stop"], "%s: plants" % name)
+        for p in r["plants"]:
+            print(p["marker"])
+        print(r["workdir"])
+        print(r["home"])
+    # A plant is judged unless stepguard gives the step its user's own HOME.
+    for p in step["plants"]:
+        want(p["judged"] == (not (m["home_replaced"] and p["plant"].startswith("user-"))),
+             "%s judged is %r" % (p["plant"], p["judged"]))
+    if expect in ("pass", "stub"):
+        want(m["pass"] and d["result"] == "pass" and d["exit_status"] == 0 and d["problems"] == [],
+             "result %r, problems %r" % (d["result"], d["problems"]))
+        want(step["status"] == 0 and step["answered"] and step["stub"]["messages"] >= 1,
+             "under stepguard: status %r, answered %r, %r messages; stdout %r, stderr %r" %
+             (step["status"], step["answered"], step["stub"]["messages"], step["stdout"][:300],
+              step["stderr"][-600:]))
+        want(ctl["status"] == 0 and ctl["answered"],
+             "control: status %r, answered %r" % (ctl["status"], ctl["answered"]))
+        for p, c in zip(step["plants"], ctl["plants"]):
+            want(p["ran"] is False, "%s ran under stepguard" % p["plant"])
+            want(c["ran"] is True or not p["judged"], "%s did not run without stepguard" % p["plant"])
+        # The user's UserPromptSubmit and Stop hooks reach the kernel: refused, and logged.
+        if not m["home_replaced"]:
+            want(len(m["refused_execs"]) >= 2 and all(r["op"] == "exec" for r in m["refused_execs"]),
+                 "refused execs logged: %r" % m["refused_execs"])
+    if expect == "stub":
+        log = ["POST /v1/messages?beta=true -> 200 (stream)", "POST /v1/messages -> 200",
+               "GET /api/hello -> 404", "POST /v1/messages?beta=true -> 400"]
+        for name, r in (("control", ctl), ("step", step)):
+            want(r["stub"]["log"] == log and r["stub"]["requests"] == 4 and r["stub"]["messages"] == 2
+                 and r["stub"]["end"] == "stopped", "%s: the stub's report %r" % (name, r["stub"]))
+    if expect not in ("pass", "stub"):
+        want(not m["pass"] and d["result"] == "fail" and d["exit_status"] == 1,
+             "pass %r, result %r" % (m["pass"], d["result"]))
+    if expect == "markers":
+        ran = [p for p in step["plants"] if p["ran"]]
+        want(ran, "no marker under stepguard")
+        for p in ran:
+            want(any(p["marker"] in q and "ran: its marker" in q for q in d["problems"]),
+                 "no problem names %s" % p["marker"])
+    need = {"silent": "answered no POST /v1/messages", "exit3": "exited with status 3",
+            "wrong": 'did not print "ok"'}.get(expect)
+    if need:
+        want(any(need in q for q in d["problems"]), "no problem says %r: %r" % (need, d["problems"]))
+print(os.path.dirname(d["workdir"]))
+for e in errors:
+    print("  " + e, file=sys.stderr)
+sys.exit(1 if errors else 0)
+EOF
+}
+
+# cli_case NAME STATUS EXPECT CLI -- COMMAND...: COMMAND --self-test --json
+# --model-cli CLI must exit STATUS, with a model_cli part as cli_ok EXPECT.
+cli_case() {
+	local name=$1 want=$2 expect=$3 cli=$4
+	shift 5
+	local js=$T/$name.json rc
+	"$@" --self-test --json --model-cli "$cli" > "$js" 2> "$js.err"
+	rc=$?
+	[ "$rc" = "$want" ] && ok || { bad "$name: exit $rc (want $want)"; sed 's/^/  | /' "$js.err" | tail -20; }
+	if cli_ok "$js" "$expect"; then ok; else bad "$name: the model_cli document"; fi
+	none_left "$name" "$js.paths"
+}
+
+# The real CLI: $STEPGUARD_MODEL_CLI, else claude on PATH; never passed
+# when there is none.
+MODEL_CLI=${STEPGUARD_MODEL_CLI:-$(command -v claude 2> /dev/null)}
+if [ -n "$MODEL_CLI" ]; then
+	# Absolute (the user cases run in /), not resolved: its name is what the rulings read.
+	MODEL_CLI=$(realpath -s "$MODEL_CLI")
+	[ -x "$MODEL_CLI" ] || { bad "the model CLI $MODEL_CLI is not executable"; MODEL_CLI=; }
+fi
+
+for mode in client markers silent exit3 wrong; do
+	fake "$T/fake-$mode" "$mode" || bad "cannot install the stand-in CLI in $T/fake-$mode"
+done
+
 # --- as whoever runs the tests --------------------------------------------
 self=$(id -un)
 case_ self 0 refused pass "$self" -- "$SG"
 case_ self-negative 1 landed tmp-landed "$self" -- "$SG" -p "$T/neg.ini"
+cli_case stub-self 0 stub "$T/fake-client/claude" -- "$SG"
+cli_case fake-markers 1 markers "$T/fake-markers/claude" -- "$SG"
+cli_case fake-silent 1 silent "$T/fake-silent/claude" -- "$SG"
+cli_case fake-exit3 1 exit3 "$T/fake-exit3/claude" -- "$SG"
+cli_case fake-wrong 1 wrong "$T/fake-wrong/claude" -- "$SG"
+if [ -n "$MODEL_CLI" ]; then
+	cli_case cli-self 0 pass "$MODEL_CLI" -- "$SG"
+	out=$T/cli-self.txt
+	"$SG" --self-test --model-cli "$MODEL_CLI" > "$out" 2>&1
+	grep -q '^PASS: .*, the rulings held, and the model CLI answered ok with none of its 7 planted hooks and servers run (each ran without stepguard)$' "$out" &&
+		grep -q '^    output  *| ok  *| ok$' "$out" && ok ||
+		{ bad "cli-self: the text report"; sed 's/^/  | /' "$out" | tail -30; }
+else
+	skipped "--model-cli with the real CLI: none installed (set STEPGUARD_MODEL_CLI, or put claude on PATH)"
+fi
 
 # --- as an unprivileged user, and as root dropping to it ------------------
 if [ "$(id -u)" != 0 ]; then
@@ -200,6 +364,21 @@ else
 	case_ sudo-drop 0 refused pass "$USER_NAME" -- env SUDO_UID="$uid" SUDO_GID="$gid" "$ISG"
 	case_ sudo-drop-negative 1 landed tmp-landed "$USER_NAME" -- \
 		env SUDO_UID="$uid" SUDO_GID="$gid" "$ISG" -p "$T/neg.ini"
+	if runuser -u "$USER_NAME" -- "$PY" -c '' 2> /dev/null; then
+		cli_case stub-user 0 stub "$T/fake-client/claude" -- runuser -u "$USER_NAME" -- "$ISG"
+		cli_case stub-sudo-drop 0 stub "$T/fake-client/claude" -- \
+			env SUDO_UID="$uid" SUDO_GID="$gid" "$ISG"
+	else
+		skipped "the stand-in CLI as $USER_NAME: $USER_NAME cannot run $PY"
+	fi
+	if [ -z "$MODEL_CLI" ]; then
+		skipped "--model-cli with the real CLI as $USER_NAME: none installed"
+	elif ! runuser -u "$USER_NAME" -- test -x "$MODEL_CLI"; then
+		skipped "--model-cli with the real CLI as $USER_NAME: $USER_NAME cannot execute $MODEL_CLI"
+	else
+		cli_case cli-user 0 pass "$MODEL_CLI" -- runuser -u "$USER_NAME" -- "$ISG"
+		cli_case cli-sudo-drop 0 pass "$MODEL_CLI" -- env SUDO_UID="$uid" SUDO_GID="$gid" "$ISG"
+	fi
 fi
 
 if [ "$skip" -gt 0 ]; then
