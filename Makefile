@@ -67,7 +67,7 @@ SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/resolve.c confine/supervisor/ops.c
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
 SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
-	selftest/area.c
+	selftest/area.c selftest/modelcli.c selftest/stubapi.c
 LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c launcher/execs.c \
 	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c
 LAUNCHER_MAIN := launcher/main.c
@@ -157,13 +157,16 @@ check: unit cli host modelcli concurrency failclosed vm
 # Confinement on this machine, judged from outside: the self-test and the
 # adversarial suite, as root and as an unprivileged user.
 host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
-	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
+	STEPGUARD_MODEL_CLI=$$(bash tests/modelcli/install.sh) \
+		STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
 		bash tests/host/run.sh
 
 # The real model CLI (pinned, from npm; skipped with the reason when npm or
 # the registry is not there) against a stub of the Messages API on
-# 127.0.0.1, as root, as sgtest and as root dropping to sgtest.
+# 127.0.0.1, as root, as sgtest and as root dropping to sgtest.  `cli` (the
+# CLI's --help against the policy) and `host` (--self-test --model-cli)
+# take the same pinned CLI from tests/modelcli/install.sh, or skip.
 modelcli: $(BUILD)/stepguard
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/modelcli/run.sh
 
@@ -201,7 +204,8 @@ unit: $(UNIT_BINS) bpf-unit
 
 # Command-line tests of the built binary (rulings, --check, statuses).
 cli: $(BUILD)/stepguard
-	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/run.sh
+	STEPGUARD_MODEL_CLI=$$(bash tests/modelcli/install.sh) \
+		STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/run.sh
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/cli/audit.sh
 
 # stepguard's cost against bare runs, bwrap and firejail, interleaved in one

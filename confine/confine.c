@@ -17,6 +17,23 @@
 #include "confine/fdpass.h"
 #include "confine/internal.h"
 
+/* The ruling step's files, by descriptor, for the eBPF scope. */
+static int bpf_exec_allow(struct sg_confine *c)
+{
+	int *fds = calloc(c->execs->n ? c->execs->n : 1, sizeof(*fds));
+	size_t n = 0;
+	int r;
+
+	if (!fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->execs->n; i++)
+		if (c->execs->v[i].fd >= 0) /* an exec-allow name this machine lacks */
+			fds[n++] = c->execs->v[i].fd;
+	r = sg_bpf_scope_exec_allow(c->bpf, c->scope, fds, n);
+	free(fds);
+	return r;
+}
+
 /*
  * Try an eBPF backend: probe (a lsm/ program attaches and enforces nothing
  * where bpf is not an active LSM, so the probe reads the active list),
@@ -65,6 +82,36 @@ static int try_bpf(struct sg_confine *c, enum sg_filter which, const struct sg_r
 		return r;
 	}
 	c->have_scope = true;
+	/*
+	 * A ruling step: fix its exec allow-list now, before any task is
+	 * marked with the scope.  A kernel without the exec hook cannot
+	 * enforce it: under auto another backend (Landlock) can, so this one
+	 * is passed over, and asked for by name it is refused unless the
+	 * policy accepts the gap "exec" (sg_confine_prepare()).
+	 */
+	if (c->execs) {
+		r = bpf_exec_allow(c);
+		if (r == -EOPNOTSUPP && sg_landlock_abi() >= 1) {
+			/*
+			 * No exec hook: Landlock's EXECUTE right, layered as the
+			 * scopes are (prepare_bpf_scoping()), enforces the list;
+			 * its refusals are not logged, and the start line says so.
+			 */
+			c->exec_by_landlock = true;
+		} else if (r == -EOPNOTSUPP && (c->accepted & SG_GAP_EXEC)) {
+			c->gaps |= SG_GAP_EXEC;
+		} else if (r < 0) {
+			snprintf(why, len, "%s: %s", sg_filter_name(which),
+				 r == -EOPNOTSUPP
+					 ? "no exec hook (bprm_check_security) on this kernel, for the ruling step's exec allow-list"
+					 : strerror(-r));
+			sg_bpf_remove_scope(c->bpf, c->scope);
+			c->have_scope = false;
+			sg_bpf_close(c->bpf);
+			c->bpf = NULL;
+			return r;
+		}
+	}
 	c->backend = which;
 	/* The child waits on this pipe until the parent has marked it. */
 	if (pipe2(c->go, O_CLOEXEC) < 0)
@@ -151,16 +198,18 @@ static int prepare_bpf_scoping(struct sg_confine *c, struct sg_error *err)
 	int abi = sg_landlock_abi();
 
 	c->ll.abi = abi > 0 ? abi : 0;
-	if (abi < 6) {
+	if (abi < 6)
 		c->gaps |= SG_GAP_ABSTRACT;
+	if (abi < 6 && !c->exec_by_landlock)
 		return 0;
-	}
 	scope.abi = abi;
-	scope.scoped = SG_LANDLOCK_SCOPES;
-	c->ruleset_fd = sg_landlock_build(NULL, 0, &scope, NULL);
+	scope.scoped = abi >= 6 ? SG_LANDLOCK_SCOPES : 0;
+	/* exec_by_landlock: EXECUTE handled too, on the exec allow-list only. */
+	c->ruleset_fd = sg_landlock_build_exec(NULL, 0, c->exec_by_landlock ? c->execs->v : NULL,
+					       c->exec_by_landlock ? c->execs->n : 0, &scope, NULL);
 	if (c->ruleset_fd < 0)
 		return sg_errorf(err, c->ruleset_fd, NULL, 0, "Landlock refused a scope-only ruleset: %s",
-			    strerror(-c->ruleset_fd));
+				 strerror(-c->ruleset_fd));
 	return 0;
 }
 

@@ -233,6 +233,12 @@ void sg_confine_print_notes(const struct sg_confine *c, FILE *f)
 		 */
 		fprintf(f, "stepguard: note: eBPF pins of other builds, left alone: %s\n",
 			c->binfo.stale);
+	if (c->exec_by_landlock)
+		fprintf(f, "stepguard: note: this kernel's eBPF filter has no exec hook: Landlock "
+			   "refuses the ruling step's other execs, and those refusals are not logged\n");
+	else if (c->execs && !c->supervise && !c->bpf && !(c->gaps & SG_GAP_EXEC))
+		fprintf(f, "stepguard: note: no supervisor on this kernel: Landlock refuses the ruling "
+			   "step's other execs, and those refusals are not logged\n");
 	if (c->ll.denied_fs)
 		/* Over-blocking, not a hole: say it, so a failing rename is explained. */
 		fprintf(f, "stepguard: note: Landlock ABI 1 refuses renames and links across "

@@ -40,6 +40,7 @@ struct sg_confine {
 	bool have_scope;
 	int go[2];               /* parent [1] -> child [0]: "you are marked, go on" */
 	uint64_t misses_before;  /* recursion misses when the child was marked */
+	bool exec_by_landlock;   /* no exec hook: Landlock's EXECUTE enforces the list, unlogged */
 };
 
 bool sg_confine_is_bpf(const struct sg_confine *c);

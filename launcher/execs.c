@@ -168,7 +168,7 @@ static int script_interp(int fd, char *interp, size_t ilen, char *arg, size_t al
 static int add_file(const struct resolver *rs, const char *path, const char *what, int depth);
 
 /* "#!/usr/bin/env node" runs node, found by env on PATH: allow that too. */
-static int add_env_target(const struct resolver *rs, const char *arg, int depth)
+static int add_env_target(const struct resolver *rs, const char *arg, int depth) // NOLINT(misc-no-recursion): depth bounded by SG_INTERP_DEPTH
 {
 	char name[PATH_MAX], found[PATH_MAX];
 	const char *a = arg;
@@ -188,11 +188,11 @@ static int add_env_target(const struct resolver *rs, const char *arg, int depth)
 	return add_file(rs, found, "the program env runs for the model CLI", depth + 1);
 }
 
-static int add_file(const struct resolver *rs, const char *path, const char *what, int depth)
+static int add_file(const struct resolver *rs, const char *path, const char *what, int depth) // NOLINT(misc-no-recursion): depth bounded by SG_INTERP_DEPTH
 {
 	_cleanup_close_ int fd = -1;
 	struct sg_roots *r = rs->out;
-	char real[PATH_MAX], interp[PATH_MAX], arg[PATH_MAX];
+	char real[PATH_MAX], interp[PATH_MAX] = "", arg[PATH_MAX] = "";
 	struct stat st;
 	struct sg_root *v;
 	int ret;

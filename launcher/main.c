@@ -35,6 +35,7 @@ static int self_test(const struct sg_plan *pl)
 		.mode = o->mode,
 		.allow_write = o->allow_write,
 		.n_allow_write = o->n_allow_write,
+		.model_cli = o->model_cli,
 		.json = o->json,
 		.verbose = o->verbose,
 		.quiet = o->quiet,
@@ -57,6 +58,10 @@ static int run(struct sg_plan *pl)
 		sg_ruling_explain(&pl->policy, &pl->ruling, pl->o->argv, pl->env, msg, sizeof(msg));
 		fprintf(stderr, "stepguard: %s\n", msg);
 		return pl->ruling.reason == SG_NO_COMMAND ? SG_EXIT_USAGE : SG_EXIT_REFUSED;
+	}
+	if (!pl->argv) {
+		fprintf(stderr, "stepguard: out of memory; the step was not run\n");
+		return SG_EXIT_CONFINE;
 	}
 	if (pl->roots_r < 0) {
 		if (pl->roots_r == -ENOMEM)

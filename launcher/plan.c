@@ -63,6 +63,10 @@ void sg_plan_step(struct sg_plan *pl)
 	 * the CLI and what the policy names.  Resolved now, from the same
 	 * PATH the exec will search, before anything of the step runs.
 	 */
+	/* The command to execute: a ruling step gets the ruling options. */
+	if (sg_ruling_argv(&pl->policy, &pl->ruling, pl->o->argv, &pl->argv) == 0)
+		while (pl->argv[pl->argc])
+			pl->argc++;
 	if (pl->ruling.rule != 0 && pl->ruling.reason == SG_OK) {
 		pl->exec_restricted = true;
 		pl->execs_r = sg_execs_resolve(&pl->policy, pl->o->argv[0], &pl->execs,
@@ -78,6 +82,7 @@ void sg_plan_step(struct sg_plan *pl)
 
 void sg_plan_free(struct sg_plan *pl)
 {
+	free(pl->argv); /* the array only: its strings are the options' and the policy's */
 	free(pl->log_path);
 	sg_env_free(pl->env);
 	sg_roots_free(&pl->roots);

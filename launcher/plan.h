@@ -40,6 +40,13 @@ struct sg_plan {
 	 * every other execve of the step and its descendants.
 	 */
 	bool exec_restricted;
+	/*
+	 * The command as it is executed: the options' argv, with the ruling
+	 * options ([model-cli] ruling-options) added in a ruling step
+	 * (sg_ruling_argv()); NULL until sg_plan_step(), or when out of memory.
+	 */
+	char **argv;
+	int argc;
 	struct sg_roots execs;
 	int execs_r;                 /* 0, or -errno: they cannot be resolved (-ENOENT: no CLI) */
 	struct sg_error execs_err;

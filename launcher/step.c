@@ -47,8 +47,9 @@ static json_object *argv_json(const struct sg_plan *s)
 {
 	json_object *a = json_object_new_array();
 
-	for (int i = 0; i < s->o->argc; i++) {
-		const char *arg = s->o->argv[i];
+	/* What is executed: the ruling options included. */
+	for (int i = 0; i < s->argc; i++) {
+		const char *arg = s->argv[i];
 		/* Never log a credential, or a piece of one, passed as an argument. */
 		const char *var = sg_credential_in(&s->policy, s->env, arg);
 
@@ -188,13 +189,21 @@ static void start_line(const struct run_state *st)
 		fprintf(stderr, " (accepted by policy: %s)", sg_gaps_str(gaps & accepted, a, sizeof(a)));
 	fprintf(stderr, "; user %s\n", s->user.name[0] ? s->user.name : "?");
 	sg_confine_print_notes(st->conf, stderr);
-	if (s->exec_restricted)
+	if (s->exec_restricted) {
 		/*
 		 * Said on every start: a hook or an MCP server that fails to
-		 * start is then explained before its refusal lines come.
+		 * start is then explained before its refusal lines come, and
+		 * options the user did not type are named.
 		 */
-		fprintf(stderr, "stepguard: ruling %d: the step may execute only the model CLI%s\n",
+		fprintf(stderr, "stepguard: ruling %d: the step may execute only the model CLI%s",
 			s->ruling.rule, s->policy.cli.exec_allow.n ? " and [model-cli] exec-allow" : "");
+		if (s->argc > s->o->argc) {
+			fprintf(stderr, "; added to its command line:");
+			for (int i = 1; i <= s->argc - s->o->argc; i++)
+				fprintf(stderr, " %s", s->argv[i]);
+		}
+		fputc('\n', stderr);
+	}
 	if (s->o->verbose && s->exec_restricted)
 		for (size_t i = 0; i < s->execs.n; i++)
 			fprintf(stderr, "stepguard:   executable: %s (%s)\n",
@@ -257,7 +266,7 @@ int sg_step_run(const struct sg_plan *s)
 
 	ops = (struct sg_child_ops){ step_confine_child, step_forked, armed, started, watch_fd, ready,
 				     &st };
-	code = sg_spawn(s->o->argv, s->env, &ops, &status, msg, sizeof(msg));
+	code = sg_spawn(s->argv, s->env, &ops, &status, msg, sizeof(msg));
 	if (msg[0])
 		print_spawn_msg(s, code, msg);
 	if (st.pid > 0) {

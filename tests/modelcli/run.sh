@@ -36,8 +36,6 @@ umask 022
 SG=${STEPGUARD:?set STEPGUARD to the stepguard binary}
 SG=$(realpath "$SG")
 HERE=$(cd "$(dirname "$0")" && pwd)
-VERSION=$(cat "$HERE/VERSION")
-CACHE=${MODELCLI_CACHE:-/var/cache/stepguard-tests}
 SUITE_USER=sgtest
 pass=0 fail=0 skip=0
 
@@ -53,32 +51,13 @@ finish() {
 CASES="answers project-config project-kernel user-hook plugin-dirs stream-json git"
 
 # ---- the CLI --------------------------------------------------------------
-find_cli() {
-	local dir=$CACHE/claude-code-$VERSION out
-	if [ -n "${STEPGUARD_MODEL_CLI:-}" ]; then
-		CLI=$STEPGUARD_MODEL_CLI
-		[ -x "$CLI" ] && return 0
-		WHY="STEPGUARD_MODEL_CLI=$CLI is not executable"
-		return 1
-	fi
-	CLI=$dir/node_modules/.bin/claude
-	if [ -x "$CLI" ] && "$CLI" --version 2>/dev/null | grep -q "^$VERSION "; then
-		return 0
-	fi
-	command -v npm >/dev/null || { WHY="npm is not installed (apt-get install npm)"; return 1; }
-	mkdir -p "$dir" && chmod 755 "$CACHE" "$dir" || { WHY="cannot create $dir"; return 1; }
-	if ! out=$(cd "$dir" && timeout 600 npm install --no-audit --no-fund --loglevel=error \
-		"@anthropic-ai/claude-code@$VERSION" 2>&1); then
-		WHY="cannot install @anthropic-ai/claude-code@$VERSION from the npm registry: $(tail -1 <<<"$out")"
-		return 1
-	fi
-	"$CLI" --version 2>/dev/null | grep -q "^$VERSION " ||
-		{ WHY="the installed CLI does not run or is not $VERSION"; return 1; }
-}
-if ! find_cli; then
+if ! CLI=$(bash "$HERE/install.sh" 2>"${TMPDIR:-/tmp}/sg-modelcli-why.$$"); then
+	WHY=$(cat "${TMPDIR:-/tmp}/sg-modelcli-why.$$")
+	rm -f "${TMPDIR:-/tmp}/sg-modelcli-why.$$"
 	for c in $CASES; do skipped "$c — $WHY"; done
 	finish
 fi
+rm -f "${TMPDIR:-/tmp}/sg-modelcli-why.$$"
 # Run as users do: by its name ("claude", the policy's [model-cli] names),
 # found on PATH; the name resolves to the native binary through npm's link.
 CLI_DIR=$(cd "$(dirname "$CLI")" && pwd)

@@ -9,6 +9,15 @@
 # this tree is never touched.  Run it as root and as an unprivileged user:
 # the live tests that need root skip otherwise (README.md says which test
 # kills each mutant for whom).
+#
+# VM-only mutants (the eBPF filter's: this kind of host refuses BPF LSM
+# and fmod_ret programs) are killed by rows of tests/vm/t/25-exec.sh.
+# They run only with SG_MUTANTS_VM=1 (root, QEMU, a cached kernel): each
+# builds bpfdrive with the mutant and boots one kernel (the first cached,
+# or SG_MUTANTS_VM_KERNEL) with bpf in lsm=, running that file alone, in
+# both attach modes; the mutant is killed when one of its rows FAILs.
+# Without SG_MUTANTS_VM=1 they are listed as not run, and do not fail the
+# run.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +33,25 @@ declare -A killer=(
 	[06-fd-name-identity-skipped]=test_supervisor
 	[07-walk-out-of-levels-inside]=test_supervisor
 	[08-landlock-grants-device-nodes]=test_landlock
+	[40-resume-becomes-optional-value]=test_ruling
+	[41-tool-variable-dropped]=test_ruling
+	[42-tool-variables-not-judged]=test_ruling
+	[43-ruling-option-value-not-compared]=test_ruling
+	[44-ruling-options-not-added]=test_ruling
+	[45-credential-channel-dropped]=test_ruling
+	[46-after-double-dash-always-prompt]=test_ruling
+	[47-variadic-equals-takes-operands]=test_ruling
+)
+
+# The VM rows that kill each VM-only mutant (result names in
+# tests/vm/t/25-exec.sh, a grep -E pattern; the mode is lsm or fmod).
+declare -A vm_killer=(
+	[09-exec-allows-unregistered]='exec-(lsm|fmod)-copy'
+	[10-exec-restriction-not-marked]='exec-(lsm|fmod)-copy'
+	[11-exec-restriction-not-inherited]='exec-(lsm|fmod)-copy'
+	[12-exec-restriction-read-from-policy]='exec-(lsm|fmod)-daemon-restricted'
+	[13-exec-identity-ignores-device]='exec-(lsm|fmod)-device'
+	[14-exec-identity-ignores-generation]='exec-(lsm|fmod)-generation'
 )
 
 if [ $# -gt 0 ]; then
@@ -46,11 +74,69 @@ run() {
 	(cd "$scratch" && STEPGUARD_SOURCE_DIR="$scratch" "build/tests/$1") >"$scratch/test.log" 2>&1
 }
 
+# vm_run: build bpfdrive in the scratch tree and boot it with 25-exec.sh
+# alone; 0 if the boot ran (whatever its rows said), the rows in vm.log.
+vm_run() {
+	local k=${SG_MUTANTS_VM_KERNEL:-}
+	(cd "$scratch" && make -s -j2 build/tests/bpfdrive >"$scratch/make.log" 2>&1) || {
+		echo "build/tests/bpfdrive did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
+		return 125
+	}
+	# The kernels from this tree's cache, the console logs in the scratch.
+	mkdir -p "$scratch/vmcache"
+	for d in "$src"/tests/vm/cache/*/; do
+		case $(basename "$d") in run | bin) ;; *) ln -sfn "${d%/}" "$scratch/vmcache/" ;; esac
+	done
+	[ -n "$k" ] || k=$(SG_VM_CACHE="$scratch/vmcache" "$scratch/tests/vm/fetch-kernels.sh" --offline | head -n 1)
+	[ -n "$k" ] || { echo "no cached kernel (run tests/vm/fetch-kernels.sh)"; return 125; }
+	(cd "$scratch" && SG_VM_CACHE="$scratch/vmcache" SG_VM_OFFLINE=1 SG_VM_JOBS=1 \
+		SG_VM_APPEND=sg.tests=25-exec BUILD=build \
+		bash tests/vm/run.sh --kernel "$k" --config bpf \
+		"$scratch/build/tests/bpfdrive:/usr/local/bin/bpfdrive") >"$scratch/vm.log" 2>&1
+	grep -q '^vm: [0-9]* passed' "$scratch/vm.log" || { tail -20 "$scratch/vm.log"; return 125; }
+}
+
 status=0
 declare -A baseline=()
+vm_baseline=
 for p in "${patches[@]}"; do
 	p=$(realpath "$p")
 	name=$(basename "$p" .patch)
+	row=${vm_killer[$name]:-}
+	if [ -n "$row" ]; then
+		if [ "${SG_MUTANTS_VM:-0}" != 1 ]; then
+			echo "$name: VM-only, not run (killed by tests/vm/t/25-exec.sh $row; SG_MUTANTS_VM=1 runs it)"
+			continue
+		fi
+		if [ -z "$vm_baseline" ]; then
+			# The unmodified code: every row passes.
+			vm_baseline=fail
+			if vm_run && ! grep -q '^VMTEST .* FAIL' "$scratch/vm.log"; then
+				vm_baseline=pass
+			else
+				echo "tests/vm/t/25-exec.sh fails on the unmodified code:"
+				grep '^VMTEST .* FAIL\|^vm: ' "$scratch/vm.log" | sed 's/^/    /'
+			fi
+			cp "$scratch/vm.log" "$scratch/vm-baseline.log" 2>/dev/null
+		fi
+		[ "$vm_baseline" = pass ] || { status=1; continue; }
+		(cd "$scratch" && patch -s -p1 <"$p") || { echo "$name: does not apply"; status=1; continue; }
+		vm_run
+		r=$?
+		(cd "$scratch" && patch -s -R -p1 <"$p")
+		if [ "$r" -ne 0 ]; then
+			echo "$name: not judged (the build or the boot failed with it applied)"
+			status=1
+		elif grep -Eq "^VMTEST [^ ]*/($row) FAIL" "$scratch/vm.log"; then
+			echo "$name: killed by 25-exec.sh $row"
+			grep -E '^VMTEST .* FAIL' "$scratch/vm.log" | sed 's/^/    /'
+		else
+			echo "$name: SURVIVED 25-exec.sh $row"
+			grep -E "^VMTEST [^ ]*/($row) " "$scratch/vm.log" | sed 's/^/    /'
+			status=1
+		fi
+		continue
+	fi
 	t=${killer[$name]:-}
 	if [ -z "$t" ]; then
 		echo "$name: no test named for it in run.sh"; status=1; continue
