@@ -91,21 +91,40 @@ G=(git -C "$W" -c user.name=factory -c user.email=factory@example.org -c init.de
 chown -R "$RUNNER:" "$H"
 
 # The model CLI's stand-in: reports how it was run and what it could
-# write, on its standard output (the step's review.md).
+# write, on its standard output (the step's review.md).  Like the real CLI
+# it does everything in its own process: a ruling step may execute only
+# the CLI (here python3, through env) and [model-cli] exec-allow, so a
+# stand-in that ran id or chmod would be refused at exec.
 mkdir -p "$T/fakebin"
 cat > "$T/fakebin/claude" << 'EOF'
-#!/bin/sh
-echo "## review (simulated)"
-echo "uid: $(id -u)"
-for a in "$@"; do echo "arg: [$a]"; done
-[ -n "${ANTHROPIC_API_KEY:-}" ] && echo "credential: held"
-echo "stdin-lines: $(wc -l)"
-try() { if (echo x > "$2") 2> /dev/null; then echo "$1: landed"; else echo "$1: refused"; fi; }
-try config "$CLAUDE_CONFIG_DIR/settings.json"
-try tmpdir "${TMPDIR:-/tmp}/claude-scratch"
-try home "$HOME/.claude.json"
-try slash-tmp "/tmp/sg-pkg-claude-$$"
-if chmod 0700 "$HOME" 2> /dev/null; then echo "chmod-home: landed"; else echo "chmod-home: refused"; fi
+#!/usr/bin/env python3
+import os, sys
+print("## review (simulated)")
+print("uid: %d" % os.getuid())
+for a in sys.argv[1:]:
+    print("arg: [%s]" % a)
+if os.environ.get("ANTHROPIC_API_KEY"):
+    print("credential: held")
+print("stdin-lines: %d" % len(sys.stdin.readlines()))
+def attempt(name, path):
+    try:
+        with open(path, "w") as f:
+            f.write("x\n")
+        print("%s: landed" % name)
+    except OSError:
+        print("%s: refused" % name)
+attempt("tmpdir", os.path.join(os.environ.get("TMPDIR") or "/tmp", "claude-scratch"))
+attempt("home", os.path.join(os.environ["HOME"], ".claude.json"))
+attempt("slash-tmp", "/tmp/sg-pkg-claude-%d" % os.getpid())
+try:
+    os.chmod(os.environ["HOME"], 0o700)
+    print("chmod-home: landed")
+except OSError:
+    print("chmod-home: refused")
+try:
+    os.execv("/bin/sh", ["sh", "-c", "true"])
+except OSError as e:
+    print("exec-sh: refused (%s)" % os.strerror(e.errno))
 EOF
 chmod 0755 "$T/fakebin/claude"
 
@@ -169,15 +188,16 @@ for f in /usr/local/bin/stepguard /usr/local/libexec/stepguard/stepguard-probe \
 done
 
 # The model step: the CLI ran as the runner, with the credential and no
-# tools; its configuration directory and TMPDIR were writable roots, and
-# $HOME and /tmp were not.
+# tools; TMPDIR was a writable root, $HOME and /tmp were not, and it could
+# execute nothing but itself.
 R=$RT/review.md
 grep -qx "uid: $RUID" "$R" && ok "model CLI ran as the runner user" || bad review-uid "$(cat "$R" 2>&1)"
-[ "$(grep '^arg: ' "$R" | tr '\n' ' ')" = 'arg: [-p] arg: [Review this change for bugs. Answer in Markdown.] arg: [--tools] arg: [] ' ] &&
-	ok 'model CLI argv: -p PROMPT --tools ""' || bad review-argv "$(grep '^arg: ' "$R" 2>&1)"
+# The ruling options come first: stepguard adds them to a ruling step's CLI.
+[ "$(grep '^arg: ' "$R" | tr '\n' ' ')" = 'arg: [--strict-mcp-config] arg: [--setting-sources=user] arg: [-p] arg: [Review this change for bugs. Answer in Markdown.] arg: [--tools] arg: [] ' ] &&
+	ok 'model CLI argv: the ruling options, then -p PROMPT --tools ""' || bad review-argv "$(grep '^arg: ' "$R" 2>&1)"
 check "model CLI held the credential" grep -qx 'credential: held' "$R"
 check "model CLI read the diff on stdin" grep -qE '^stdin-lines: [1-9]' "$R"
-check "CLAUDE_CONFIG_DIR writable (policy root)" grep -qx 'config: landed' "$R"
+check "a shell refused at exec (ruling step: only the CLI runs)" grep -qx 'exec-sh: refused (Permission denied)' "$R"
 check "TMPDIR writable (policy root, through sudo -E env TMPDIR=)" grep -qx 'tmpdir: landed' "$R"
 check "\$HOME/.claude.json refused" grep -qx 'home: refused' "$R"
 check "/tmp refused" grep -qx 'slash-tmp: refused' "$R"
