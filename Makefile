@@ -64,7 +64,8 @@ POLICY_SRCS   := policy/policy.c policy/scan.c policy/parse.c policy/words.c pol
 CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/seccomp.c \
 	confine/seccomp_deny.c confine/user.c confine/fdpass.c
 SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
-	confine/supervisor/resolve.c confine/supervisor/ops.c
+	confine/supervisor/resolve.c confine/supervisor/ops.c confine/supervisor/exec.c \
+	confine/supervisor/calls.c
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
 SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
 	selftest/area.c selftest/modelcli.c selftest/stubapi.c

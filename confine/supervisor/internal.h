@@ -8,6 +8,8 @@
  *   resolve.c             resolving a path or fd to an object, and the
  *                         decision "beneath a writable root?"
  *   ops.c                 decoding each call and acting on the object
+ *   exec.c                a ruling step's execs: refused, or continued
+ *   calls.c               the notified calls' table, their log words and refusals
  *
  * Internal convention, on top of -errno: -ESRCH means "the step's call is
  * gone" (the task died, or a signal interrupted the call): there is nobody
@@ -178,6 +180,10 @@ int sg_resolve_fd(struct sg_target *t, int fd, struct sg_obj *o);
 int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
 	     bool metadata);
 int sg_obj_describe(const struct sg_obj *o, char *buf, size_t size);
+
+/* exec.c: 1 when refused (*EV says how), 0 when answered or continued (*REP) */
+int sg_sup_exec(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
+		struct sg_sup_event *ev, struct sg_reply *rep);
 
 /* ops.c */
 const char *sg_kind_op(enum sg_kind k);   /* the log's operation name */

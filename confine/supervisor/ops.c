@@ -186,59 +186,6 @@ static int sg_result(struct sg_job *j, int r)
 
 /* ---- the calls ------------------------------------------------------ */
 
-/* Is O one of the files the ruling step may execute? */
-static bool sg_exec_allowed(const struct sg_supervisor *s, const struct sg_obj *o)
-{
-	for (size_t i = 0; i < s->n_execs; i++)
-		if (s->execs[i].dev == o->st.st_dev && s->execs[i].ino == o->st.st_ino)
-			return true;
-	return false;
-}
-
-/*
- * exec: not performed for the step (no process can), only told apart.
- * Landlock's EXECUTE right refuses it in the kernel on the file it opens,
- * so the only answers here are "refused, and why" for a file that is not
- * on the allow-list, and CONTINUE for everything else, including what we
- * cannot resolve (a /proc magic link such as /proc/self/exe, which the
- * CLI re-executes itself through): Landlock then decides, and a refusal
- * there goes unlogged.  A step racing its own paths can make us continue
- * a file Landlock then refuses (unlogged) or refuse one it would run
- * (never run: the exec fails EACCES): the log can miss a refusal, the
- * filter cannot.
- */
-static int sg_do_exec(struct sg_job *j)
-{
-	const struct sg_call *c = j->c;
-	int dirfd = c->dirfd >= 0 ? (int)j->arg[c->dirfd] : AT_FDCWD;
-	unsigned int how = 0;
-	int r;
-
-	j->rep->cont = true;
-	if (sg_check_atflags(j, &how) < 0)
-		return 0; /* the kernel's own EINVAL */
-	r = sg_target_read_str(j->t, j->arg[c->path], j->path, sizeof(j->path));
-	if (r == -ESRCH) {
-		j->rep->cont = false;
-		j->rep->gone = true;
-		return 0;
-	}
-	if (r >= 0)
-		r = sg_resolve_path(j->t, dirfd, j->path, how, &j->obj);
-	if (r == -ESRCH) {
-		j->rep->cont = false;
-		j->rep->gone = true;
-		return 0;
-	}
-	/* Not found, not resolved, not a file: the kernel answers (ENOENT for PATH's misses). */
-	if (r < 0 || !j->obj.exists || !S_ISREG(j->obj.st.st_mode))
-		return 0;
-	if (sg_exec_allowed(j->t->s, &j->obj))
-		return 0;
-	j->rep->cont = false;
-	return sg_refuse(j, SG_SUP_NOT_ALLOWED, EACCES);
-}
-
 static int sg_do_chmod(struct sg_job *j)
 {
 	mode_t mode = (mode_t)j->arg[j->c->a1];
@@ -618,7 +565,7 @@ int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 			rep->cont = true;
 			r = 0;
 		} else {
-			r = sg_do_exec(j);
+			r = sg_sup_exec(t, c, j->arg, ev, rep);
 		}
 	} else if (r < 0) {
 		r = sg_fail(j, r);

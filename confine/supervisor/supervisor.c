@@ -35,67 +35,6 @@
 #include "lib/cleanup.h"
 #include "lib/vocab.h"
 
-#define CALL(n, k, dfd, p, f, at, x1, x2, x3, x4, nf, tm)                     \
-	{ .name = (n), .kind = (k), .dirfd = (dfd), .path = (p), .fd = (f),    \
-	  .atflags = (at), .a1 = (x1), .a2 = (x2), .a3 = (x3), .a4 = (x4),     \
-	  .nofollow = (nf), .times = (tm) }
-
-/*
- * Argument positions, from the kernel's SYSCALL_DEFINEs.  The 32-bit
- * variants (chown32, utimensat_time64, truncate64...) are not here: their
- * layouts differ, and sg_supervisor_add_rules() refuses to run on a
- * 32-bit architecture.
- */
-const struct sg_call sg_calls[] = {
-	/*    name            kind              dfd path fd  at  a1  a2  a3  a4  nofollow times */
-	CALL("chmod",        SG_K_CHMOD,       -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
-	CALL("fchmod",       SG_K_CHMOD,       -1, -1, 0, -1, 1, -1, -1, -1, false, SG_T_NONE),
-	CALL("fchmodat",     SG_K_CHMOD,        0, 1, -1, -1, 2, -1, -1, -1, false, SG_T_NONE),
-	CALL("fchmodat2",    SG_K_CHMOD,        0, 1, -1, 3, 2, -1, -1, -1, false, SG_T_NONE),
-	CALL("chown",        SG_K_CHOWN,       -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
-	CALL("lchown",       SG_K_CHOWN,       -1, 0, -1, -1, 1, 2, -1, -1, true, SG_T_NONE),
-	CALL("fchown",       SG_K_CHOWN,       -1, -1, 0, -1, 1, 2, -1, -1, false, SG_T_NONE),
-	CALL("fchownat",     SG_K_CHOWN,        0, 1, -1, 4, 2, 3, -1, -1, false, SG_T_NONE),
-	CALL("utime",        SG_K_UTIMES,      -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_UTIMBUF),
-	CALL("utimes",       SG_K_UTIMES,      -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_TIMEVAL),
-	CALL("futimesat",    SG_K_UTIMES,       0, 1, -1, -1, 2, -1, -1, -1, false, SG_T_TIMEVAL),
-	CALL("utimensat",    SG_K_UTIMES,       0, 1, -1, 3, 2, -1, -1, -1, false, SG_T_TIMESPEC),
-	CALL("setxattr",     SG_K_SETXATTR,    -1, 0, -1, -1, 1, 2, 3, 4, false, SG_T_NONE),
-	CALL("lsetxattr",    SG_K_SETXATTR,    -1, 0, -1, -1, 1, 2, 3, 4, true, SG_T_NONE),
-	CALL("fsetxattr",    SG_K_SETXATTR,    -1, -1, 0, -1, 1, 2, 3, 4, false, SG_T_NONE),
-	CALL("removexattr",  SG_K_REMOVEXATTR, -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
-	CALL("lremovexattr", SG_K_REMOVEXATTR, -1, 0, -1, -1, 1, -1, -1, -1, true, SG_T_NONE),
-	CALL("fremovexattr", SG_K_REMOVEXATTR, -1, -1, 0, -1, 1, -1, -1, -1, false, SG_T_NONE),
-	CALL("truncate",     SG_K_TRUNCATE,    -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
-	CALL("open",         SG_K_OPEN,        -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
-	CALL("openat",       SG_K_OPEN,         0, 1, -1, -1, 2, 3, -1, -1, false, SG_T_NONE),
-	CALL("execve",       SG_K_EXEC,        -1, 0, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
-	CALL("execveat",     SG_K_EXEC,         0, 1, -1, 4, -1, -1, -1, -1, false, SG_T_NONE),
-};
-const size_t sg_n_calls = sizeof(sg_calls) / sizeof(sg_calls[0]);
-
-/* The log's word for each kind: lib/vocab.h's, the eBPF filter's too. */
-const char *sg_kind_op(enum sg_kind k)
-{
-	switch (k) {
-	case SG_K_CHMOD:       return sg_op_name(SG_OP_CHMOD);
-	case SG_K_CHOWN:       return sg_op_name(SG_OP_CHOWN);
-	case SG_K_UTIMES:      return sg_op_name(SG_OP_UTIMES);
-	case SG_K_SETXATTR:    return sg_op_name(SG_OP_SETXATTR);
-	case SG_K_REMOVEXATTR: return sg_op_name(SG_OP_REMOVEXATTR);
-	case SG_K_TRUNCATE:
-	case SG_K_OPEN:        return sg_op_name(SG_OP_TRUNCATE);
-	case SG_K_EXEC:        return sg_op_name(SG_OP_EXEC);
-	default:               return "unknown";
-	}
-}
-
-/* Landlock answers a refused truncation EACCES; metadata calls get EPERM. */
-int sg_kind_refusal(enum sg_kind k)
-{
-	return k == SG_K_TRUNCATE || k == SG_K_OPEN || k == SG_K_EXEC ? EACCES : EPERM;
-}
-
 /*
  * Calls refused with ENOSYS rather than supervised.  Their arguments sit
  * in a structure we would have to copy and interpret (openat2's open_how,
