@@ -76,7 +76,7 @@ TESTS=(
 	"backend-ebpf-pins-bad|pinned objects|pin dir read-only, world-writable, foreign-owned, without programs or maps: 71, never reused"
 	"backend-landlock-off|backend unavailable|landlock_create_ruleset answers EOPNOTSUPP / ENOSYS (seccomp stand-in for lsm= without landlock): 71"
 	"backend-supervisor-unavailable|backend unavailable|kernel too old for the supervisor (setarch --uname-2.6): 71 unless accept-gaps"
-	"backend-supervisor-no-proc|backend unavailable|no /proc for the supervisor: the started step is killed, 71"
+	"backend-supervisor-no-proc|backend unavailable|no /proc for the supervisor: it fails before the step's exec returns, 71, not run"
 	"sigkill-stepguard|stepguard killed with SIGKILL|SIGKILL stepguard mid-step: the step goes on confined, supervised calls fail closed (ENOSYS)"
 	"step-killed|the step killed|SIGKILL the step: stepguard exits 137 and logs it; the step's orphan stays confined"
 	"sigterm-ignored|step ignores SIGTERM|SIGTERM to stepguard is forwarded; the step ignores it and stays confined and supervised; no escalation"
@@ -877,10 +877,14 @@ t_backend_supervisor_no_proc() {
 		>"$OUT" 2>&1 </dev/null
 	RC=$?
 	logrun "(mount namespace without /proc) stepguard --filter landlock -- probe"
-	want 71 "the step started but its supervision did not .*; killed"
+	# Supervision starts before the step's execve returns (a ruling step's
+	# exec is itself supervised): without /proc it fails there, so the
+	# step never runs.
+	want 71 "cannot supervise the step .*; the step was not run"
+	not_run
 	need "a write outside landed" absent "$H/pwn"
 	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
-	verdict "no /proc for the supervisor: the step, already started, is killed and stepguard exits 71; nothing landed outside"
+	verdict "no /proc for the supervisor: supervision fails before the step's exec returns, stepguard exits 71 and the step never ran; nothing landed outside"
 }
 
 # --- killed -------------------------------------------------------------------------
