@@ -121,6 +121,23 @@ static int write_json(const struct selftest *s, const char *path, json_object *j
 }
 
 /*
+ * Write J (taken, freed) to DIR/NAME as write_json() does; WHAT
+ * (PATH_MAX bytes) gets the path, for the message if it fails.
+ */
+static int write_json_at(const struct selftest *s, const char *dir, const char *name,
+			 json_object *j, char *what)
+{
+	char file[PATH_MAX];
+
+	if (sg_st_pathf(file, sizeof(file), "%s/%s", dir, name) < 0) {
+		json_object_put(j);
+		return -ENAMETOOLONG;
+	}
+	snprintf(what, PATH_MAX, "%s", file);
+	return write_json(s, file, j);
+}
+
+/*
  * TOP/NAME, the run's work directory, with the project's plants, TMPDIR
  * (tmp/) and the markers' names; TOP/NAME-home, its HOME, with the user's
  * plants in .claude/settings.json (beside the work directory: stepguard
@@ -130,7 +147,7 @@ static int write_json(const struct selftest *s, const char *path, json_object *j
 /* WHAT (PATH_MAX bytes) gets the path at fault. */
 static int plant(struct selftest *s, struct cli_run *c, const char *name, char *what)
 {
-	char claude[PATH_MAX], cfg[PATH_MAX], tmp[PATH_MAX], file[PATH_MAX];
+	char claude[PATH_MAX], cfg[PATH_MAX], tmp[PATH_MAX];
 	json_object *j, *hooks, *servers, *srv, *args;
 	int r;
 
@@ -166,12 +183,7 @@ static int plant(struct selftest *s, struct cli_run *c, const char *name, char *
 	json_object_object_add(hooks, "Stop", hook(c->p[2].marker));
 	json_object_object_add(j, "hooks", hooks);
 	json_object_object_add(j, "enableAllProjectMcpServers", json_object_new_boolean(1));
-	if (sg_st_pathf(file, sizeof(file), "%s/settings.json", claude) < 0) {
-		json_object_put(j);
-		return -ENAMETOOLONG;
-	}
-	snprintf(what, PATH_MAX, "%s", file);
-	if ((r = write_json(s, file, j)) < 0)
+	if ((r = write_json_at(s, claude, "settings.json", j, what)) < 0)
 		return r;
 
 	/* A stdio MCP server: the marker is its $0, so no quoting is involved. */
@@ -187,12 +199,7 @@ static int plant(struct selftest *s, struct cli_run *c, const char *name, char *
 	json_object_object_add(srv, "args", args);
 	json_object_object_add(servers, "stepguard-selftest", srv);
 	json_object_object_add(j, "mcpServers", servers);
-	if (sg_st_pathf(file, sizeof(file), "%s/.mcp.json", c->dir) < 0) {
-		json_object_put(j);
-		return -ENAMETOOLONG;
-	}
-	snprintf(what, PATH_MAX, "%s", file);
-	if ((r = write_json(s, file, j)) < 0)
+	if ((r = write_json_at(s, c->dir, ".mcp.json", j, what)) < 0)
 		return r;
 
 	/* The user's settings: --setting-sources=user, the ruling options, keeps them. */
@@ -202,12 +209,7 @@ static int plant(struct selftest *s, struct cli_run *c, const char *name, char *
 	json_object_object_add(hooks, "UserPromptSubmit", hook(c->p[PLANT_USER + 1].marker));
 	json_object_object_add(hooks, "Stop", hook(c->p[PLANT_USER + 2].marker));
 	json_object_object_add(j, "hooks", hooks);
-	if (sg_st_pathf(file, sizeof(file), "%s/settings.json", cfg) < 0) {
-		json_object_put(j);
-		return -ENAMETOOLONG;
-	}
-	snprintf(what, PATH_MAX, "%s", file);
-	return write_json(s, file, j);
+	return write_json_at(s, cfg, "settings.json", j, what);
 }
 
 /* ---- one run of the CLI ----------------------------------------------- */
