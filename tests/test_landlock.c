@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "tests/exec_probe.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -1315,28 +1317,6 @@ static void test_sg_landlock_restrict_inherited_by_children(void **state)
 #define L(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
 
 /* ---- exec: a ruling step's allow-list -------------------------------- */
-
-/* Run PATH in a grandchild: 0 when it ran and exited 0, else -1 with the exec's errno. */
-static int try_exec(const char *path, const char *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execl(path, path, arg, (char *)NULL);
-		_exit(100 + (errno & 0x7f));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
-		errno = EIO;
-		return -1;
-	}
-	if (WEXITSTATUS(status) == 0)
-		return 0;
-	errno = WEXITSTATUS(status) >= 100 ? WEXITSTATUS(status) - 100 : EIO;
-	return -1;
-}
 
 static int copy_file(const char *from, const char *to, mode_t mode)
 {

@@ -34,6 +34,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/exec_probe.h"
+
 #include "confine/fdpass.h"
 #include "confine/seccomp.h"
 #include "confine/supervisor/supervisor.h"
@@ -2286,34 +2288,12 @@ static void test_sg_fdpass(void **state)
 
 /* ---- exec: a ruling step --------------------------------------------- */
 
-/* Run PATH in a grandchild: 0 when it ran and exited 0, else -1 with the exec's errno. */
-static long sup_exec(const char *path, const char *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execl(path, path, arg, (char *)NULL);
-		_exit(100 + (errno & 0x7f));
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
-		errno = EIO;
-		return -1;
-	}
-	if (WEXITSTATUS(status) == 0)
-		return 0;
-	errno = WEXITSTATUS(status) >= 100 ? WEXITSTATUS(status) - 100 : EIO;
-	return -1;
-}
-
 static void probe_exec(struct report *r, const struct fx *fx)
 {
 	(void)fx;
-	rec(r, sup_exec("/bin/busybox", "true"));   /* listed: continued, it runs */
-	rec(r, sup_exec("/usr/bin/true", NULL));     /* not listed: answered here */
-	rec(r, sup_exec("/no/such/program", NULL));  /* not found: the kernel's answer */
+	rec(r, try_exec("/bin/busybox", "true"));   /* listed: continued, it runs */
+	rec(r, try_exec("/usr/bin/true", NULL));     /* not listed: answered here */
+	rec(r, try_exec("/no/such/program", NULL));  /* not found: the kernel's answer */
 }
 
 /*
