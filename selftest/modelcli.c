@@ -139,7 +139,8 @@ static int write_json_at(const struct selftest *s, const char *dir, const char *
 
 /*
  * TOP/NAME, the run's work directory, with the project's plants and the
- * markers' names (the CLI's TMPDIR is the one stepguard gives each step); TOP/NAME-home, its HOME, with the user's
+ * markers' names (the CLI's TMPDIR is the one stepguard gives each step);
+ * TOP/NAME-home, its HOME, with the user's
  * plants in .claude/settings.json (beside the work directory: stepguard
  * refuses a work directory that holds HOME).  All given to the step's
  * user.
