@@ -306,11 +306,11 @@ COMMON = {"time": str, "event": str, "step": str, "run": str}
 FIELDS = {
     "start": {"pid": int, "uid": int, "command": list, "cwd": str, "roots": list,
               "policy_digest": str, "backend": str, "mode": str, "landlock_abi": int,
-              "not_covered": list, "accepted_gaps": list},
+              "not_covered": list, "accepted_gaps": list, "tmpdir": str},
     "denial": {"event_time": str, "pid": int, "uid": int, "comm": str, "op": str, "path": str,
                "decision": str, "reason": str, "errno": int, "backend": str},
     "end": {"pid": int, "status": int, "exit": int, "denials": int, "lost": int,
-            "backend": str, "policy_digest": str},
+            "tmpdir_removed": bool, "backend": str, "policy_digest": str},
 }
 ERRNO = {"chmod": 1, "utimes": 1, "truncate": 13}
 RESULT_ERRNO = {"create": 13, "chmod": 1, "utime": 1, "truncate": 13, "otrunc": 13}
@@ -395,7 +395,9 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
         if ev not in FIELDS:
             bad("log line %d: event %r" % (lineno, ev))
             continue
-        missing = [k for k, t in want.items() if not isinstance(rec.get(k), t) or isinstance(rec.get(k), bool)]
+        # A bool is an int to isinstance(): only a field typed bool may hold one.
+        missing = [k for k, t in want.items()
+                   if not isinstance(rec.get(k), t) or (t is not bool and isinstance(rec.get(k), bool))]
         extra = sorted(set(rec) - set(want))
         if missing or extra:
             bad("log line %d (%s): missing or mistyped %s, unexpected %s" % (lineno, ev, missing, extra))
@@ -408,6 +410,7 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
         by_step[rec["step"]].append((lineno, rec))
 
     runs = {}
+    tmpdirs = {}
     counts = {}
     for s, i in sorted(names.items(), key=lambda kv: kv[1]):
         recs = by_step.get(s, [])
@@ -427,6 +430,7 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
         if len(run_ids) != 1:
             bad("step %s: run ids %s" % (s, sorted(run_ids)))
         runs[s] = start["run"]
+        tmpdirs[s] = start.get("tmpdir")
         argv = [step_python, "-I", "-S", "-B", step_py, str(i), w] + \
             [os.path.join(p, name(j)) for j in foreign(i, n)] + \
             [p + "/outside/target", p + "/go", str(rounds)]
@@ -445,6 +449,10 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
             (end["lost"] == 0, "end lost %r" % end["lost"]),
             (end["backend"] == start["backend"], "end backend %r" % end["backend"]),
             (end["policy_digest"] == start["policy_digest"], "end policy_digest differs"),
+            # Each step's own temporary directory: one of its roots, removed at the end.
+            (start["tmpdir"] in start["roots"], "tmpdir %r not a root" % start["tmpdir"]),
+            (end["tmpdir_removed"] is True and not os.path.lexists(start["tmpdir"]),
+             "tmpdir %r not removed" % start["tmpdir"]),
         ]
         for ok, text in checks:
             if not ok:
@@ -479,6 +487,8 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
         bad("log: no two steps' denials interleave; the steps did not run at once")
     if len(set(runs.values())) != len(runs):
         bad("log: two steps share a run id")
+    if len(set(tmpdirs.values())) != len(tmpdirs):
+        bad("log: two steps share a temporary directory")
     want_lines = n * (2 + per_step_denials)
     if len(lines) != want_lines:
         bad("log: %d lines, expected %d (%d steps x (start + end + %d denials))" %
