@@ -182,8 +182,14 @@ for i, s in enumerate(wsteps):
         with open(os.path.join(OUTDIR, f"factory-{i + 1}.sh"), "w", encoding="utf-8") as f:
             f.write("#!/bin/bash\n" + s["run"])
     if "sudo" in s.get("run", "") and "stepguard -s" in s.get("run", ""):
-        check(f"example step '{s.get('name')}': sudo -E env PATH=... TMPDIR=... stepguard",
-              "sudo -E env \"PATH=$PATH\" \"TMPDIR=$TMPDIR\" stepguard" in s["run"], s["run"])
+        check(f"example step '{s.get('name')}': sudo -E env PATH=... stepguard",
+              "sudo -E env \"PATH=$PATH\" stepguard" in s["run"], s["run"])
+    # stepguard makes each step its own temporary directory: no step sets
+    # TMPDIR, nor makes a directory for it.
+    if "run" in s or s.get("env"):
+        check(f"example step '{s.get('name') or s.get('uses')}' sets no TMPDIR",
+              not {"TMPDIR", "TMP", "TEMP", "TEMPDIR"} & set(s.get("env") or {})
+              and "TMPDIR=" not in s.get("run", ""), str(s.get("env")) + " " + s.get("run", ""))
 
 # --- what the docs say about the command line -------------------------------------
 main_opts = help_options([SG, "--help"])
@@ -236,7 +242,45 @@ for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", ci):
     path = os.path.normpath(os.path.join(TOP, "docs", link))
     check(f"docs/ci.md: link {link} resolves", os.path.exists(path), path)
 for backend in ("bpf-fmod", "landlock", "--mode audit", "SUDO_UID", "CLAUDE_CONFIG_DIR",
-                "stepguard audit --github", "--allow-write", "[writes]"):
+                "stepguard audit --github", "--allow-write", "[writes]", "RUNNER_TEMP",
+                "npm_config_cache", "PIP_CACHE_DIR", "CARGO_HOME", "GOCACHE", "GOMODCACHE",
+                "examples/rules.d/50-caches.ini"):
     check(f"docs/ci.md speaks of {backend}", backend in ci, "missing")
+# The old advice, passing TMPDIR through sudo and making it a root, is gone:
+# the step's temporary directory is stepguard's own.
+for rel in ("docs/ci.md", "docs/examples/factory.yml", "docs/examples/stepguard.ini", "README.md"):
+    text = load(rel)
+    for old in ('"TMPDIR=$TMPDIR"', "${env:TMPDIR}"):
+        check(f"{rel}: no {old}", old not in text, "the step's temporary directory is stepguard's own")
+# Every sudo line in the docs is the example's form.
+for m in re.finditer(r"sudo -E env[^\n]*?stepguard", ci):
+    check(f"docs/ci.md: {m.group(0)}", m.group(0) == 'sudo -E env "PATH=$PATH" stepguard', m.group(0))
+
+# --- the example policy and drop-ins parse ---------------------------------------------
+EX = os.path.join(TOP, "docs", "examples")
+dropins = sorted(f for f in os.listdir(os.path.join(EX, "rules.d")) if f.endswith(".ini"))
+check("docs/examples/rules.d has 50-caches.ini", "50-caches.ini" in dropins, str(dropins))
+# Copies, 0644: a checkout made under umask 002 would be group-writable,
+# which stepguard refuses for a policy, and that is not what this tests.
+PX = os.path.join(OUTDIR, "examples")
+os.makedirs(os.path.join(PX, "rules.d"), exist_ok=True)
+for rel in ["stepguard.ini"] + [os.path.join("rules.d", f) for f in dropins]:
+    with open(os.path.join(EX, rel), encoding="utf-8") as src, \
+            open(os.path.join(PX, rel), "w", encoding="utf-8") as dst:
+        dst.write(src.read())
+    os.chmod(os.path.join(PX, rel), 0o644)
+cmd = [os.path.abspath(SG), "-p", os.path.join(PX, "stepguard.ini"), "--rules-dir",
+       os.path.join(PX, "rules.d"), "--check"]
+r = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=TOP)
+check("the example policy and its drop-ins parse (--check)", r.returncode == 0,
+      f"status {r.returncode}: {r.stdout[-2000:]}{r.stderr[-2000:]}")
+for f in dropins:
+    check(f"--check reads docs/examples/rules.d/{f}", f"rules.d/{f}: read" in r.stdout, r.stdout[:2000])
+caches = load("docs/examples/rules.d/50-caches.ini")
+for step in ("npm", "pip", "cargo", "go"):
+    check(f"50-caches.ini has [step:{step}]", f"[step:{step}]" in caches, "missing")
+for line in re.findall(r"^write\.\S+\s*=\s*(.*)$", caches, re.M):
+    check(f"50-caches.ini: {line} is skipped when absent, below the home",
+          line.startswith("?${HOME}/"), line)
 
 print(f"# {sum(results)} of {len(results)} structural checks passed")

@@ -171,7 +171,8 @@ fi
 for f in usr/bin/stepguard usr/libexec/stepguard/stepguard-probe \
 	usr/share/man/man1/stepguard.1.gz usr/share/man/man5/stepguard.ini.5.gz \
 	usr/share/bash-completion/completions/stepguard usr/share/doc/stepguard/copyright \
-	usr/share/doc/stepguard/ci.md.gz usr/share/doc/stepguard/examples/factory.yml; do
+	usr/share/doc/stepguard/ci.md.gz usr/share/doc/stepguard/examples/factory.yml \
+	usr/share/doc/stepguard/examples/rules.d/50-caches.ini; do
 	[ -f "$R/$f" ] && ok "package has /$f" || bad "package-file" "no /$f"
 done
 cmp -s "$R/usr/share/bash-completion/completions/stepguard" "$SRC/completion/stepguard.bash" &&

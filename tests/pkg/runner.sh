@@ -105,6 +105,8 @@ for a in sys.argv[1:]:
     print("arg: [%s]" % a)
 if os.environ.get("ANTHROPIC_API_KEY"):
     print("credential: held")
+for v in ("TMPDIR", "TMP", "TEMP", "TEMPDIR"):
+    print("%s: [%s]" % (v.lower(), os.environ.get(v, "")))
 print("stdin-lines: %d" % len(sys.stdin.readlines()))
 def attempt(name, path):
     try:
@@ -113,7 +115,8 @@ def attempt(name, path):
         print("%s: landed" % name)
     except OSError:
         print("%s: refused" % name)
-attempt("tmpdir", os.path.join(os.environ.get("TMPDIR") or "/tmp", "claude-scratch"))
+attempt("tmpdir-write", os.path.join(os.environ.get("TMPDIR") or "/tmp", "claude-scratch"))
+attempt("runner-temp", os.path.join(os.environ.get("RUNNER_TEMP") or "/tmp", "sg-pkg-claude"))
 attempt("home", os.path.join(os.environ["HOME"], ".claude.json"))
 attempt("slash-tmp", "/tmp/sg-pkg-claude-%d" % os.getpid())
 try:
@@ -158,7 +161,7 @@ for s in "Install stepguard's build dependencies" "Build stepguard" "Install ste
 	st=$(status "$s")
 	[ "$st" = 0 ] && ok "action step: $s" || bad "action step: $s" "status $st (see below)"
 done
-for s in "Where the confined steps may write besides the checkout" \
+for s in "How the confined steps run" \
 	"Review the change (model CLI, credential, no tools)" "Build (no credential)" "stepguard audit"; do
 	st=$(status "$s")
 	[ "$st" = 0 ] && ok "workflow step: $s" || bad "workflow step: $s" "status $st (see below)"
@@ -188,8 +191,9 @@ for f in /usr/local/bin/stepguard /usr/local/libexec/stepguard/stepguard-probe \
 done
 
 # The model step: the CLI ran as the runner, with the credential and no
-# tools; TMPDIR was a writable root, $HOME and /tmp were not, and it could
-# execute nothing but itself.
+# tools; TMPDIR was the step's own temporary directory, made by stepguard
+# under $RUNNER_TEMP (which sudo -E kept) and writable, while $HOME, /tmp
+# and $RUNNER_TEMP itself were not; it could execute nothing but itself.
 R=$RT/review.md
 grep -qx "uid: $RUID" "$R" && ok "model CLI ran as the runner user" || bad review-uid "$(cat "$R" 2>&1)"
 # The ruling options come first: stepguard adds them to a ruling step's CLI.
@@ -198,31 +202,48 @@ grep -qx "uid: $RUID" "$R" && ok "model CLI ran as the runner user" || bad revie
 check "model CLI held the credential" grep -qx 'credential: held' "$R"
 check "model CLI read the diff on stdin" grep -qE '^stdin-lines: [1-9]' "$R"
 check "a shell refused at exec (ruling step: only the CLI runs)" grep -qx 'exec-sh: refused (Permission denied)' "$R"
-check "TMPDIR writable (policy root, through sudo -E env TMPDIR=)" grep -qx 'tmpdir: landed' "$R"
+tmp=$(sed -n 's/^tmpdir: \[\(.*\)\]$/\1/p' "$R")
+case $tmp in
+"$RT"/stepguard-review-????????) ok "TMPDIR is the step's own directory under \$RUNNER_TEMP ($tmp)" ;;
+*) bad review-tmpdir "TMPDIR [$tmp], not $RT/stepguard-review-XXXXXXXX" ;;
+esac
+[ "$(grep -E '^(tmp|temp|tempdir): ' "$R" | sort -u | sed 's/^[a-z]*: //' | sort -u)" = "[$tmp]" ] &&
+	ok "TMP, TEMP and TEMPDIR name it too" || bad review-tmp-vars "$(grep -E '^te?mp' "$R")"
+check "TMPDIR writable (the step's own temporary directory, under \$RUNNER_TEMP)" grep -qx 'tmpdir-write: landed' "$R"
+[ -n "$tmp" ] && [ ! -e "$tmp" ] && ok "the step's temporary directory is gone after the step" ||
+	bad review-tmpdir-left "$tmp: $(ls -la "$tmp" 2>&1)"
+check "\$RUNNER_TEMP itself refused (the base of the temporary directories)" grep -qx 'runner-temp: refused' "$R"
+[ ! -e "$RT/sg-pkg-claude" ] && ok "nothing landed in \$RUNNER_TEMP" || bad runner-temp-landed "$RT/sg-pkg-claude exists"
 check "\$HOME/.claude.json refused" grep -qx 'home: refused' "$R"
-check "/tmp refused" grep -qx 'slash-tmp: refused' "$R"
+check "/tmp refused (the step's directory is not there)" grep -qx 'slash-tmp: refused' "$R"
 check "chmod of \$HOME refused" grep -qx 'chmod-home: refused' "$R"
 [ ! -e "$H/.claude.json" ] && ok "nothing landed in \$HOME" || bad home-landed "$H/.claude.json exists"
 rm -f /tmp/sg-pkg-claude-*
 
-# The build step: gcc's temporary files went to TMPDIR, the binary is the
-# runner's.
+# The build step: gcc's temporary files went to the step's own temporary
+# directory (the workflow sets no TMPDIR), the binary is the runner's.
 [ -x "$W/hello" ] && [ "$(stat -c %u "$W/hello")" = "$RUID" ] && [ "$("$W/hello")" = "hello, factory" ] &&
 	ok "build step built hello as the runner user" || bad build "$(ls -l "$W" 2>&1)"
 
 # The log and the audit step.
 L=$RT/stepguard.log
-python3 - "$L" "$RUID" << 'EOF' || bad log-records "see above"
-import json, sys
+python3 - "$L" "$RUID" "$RT" << 'EOF' || bad log-records "see above"
+import json, os, sys
 recs = [json.loads(line) for line in open(sys.argv[1])]
 uid = int(sys.argv[2])
 def has(ok, name, why):
     print(("ok " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+rt = sys.argv[3]
 for step in ("review", "build"):
     starts = [r for r in recs if r["event"] == "start" and r["step"] == step]
     ends = [r for r in recs if r["event"] == "end" and r["step"] == step]
     has(len(starts) == 1 and starts[0]["uid"] == uid, f"log: step {step} started as the runner",
         json.dumps(starts))
+    tmp = starts[0].get("tmpdir", "") if len(starts) == 1 else ""
+    has(tmp.startswith(rt + "/stepguard-" + step + "-") and not os.path.exists(tmp),
+        f"log: step {step}'s temporary directory was under $RUNNER_TEMP, and is gone", json.dumps(starts))
+    has(len(ends) == 1 and ends[0].get("tmpdir_removed") is True,
+        f"log: step {step}'s end record says its temporary directory was removed", json.dumps(ends))
     has(len(ends) == 1 and ends[0]["exit"] == 0, f"log: step {step} ended with 0", json.dumps(ends))
     has(all(r["run"].startswith("4242-1-") for r in starts + ends),
         f"log: step {step}'s run id from GITHUB_RUN_ID", json.dumps(starts + ends))
