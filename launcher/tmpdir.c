@@ -106,11 +106,15 @@ static void name_part(char *out, size_t len, const char *step)
 {
 	size_t n = 0;
 
-	for (const char *p = step && *step ? step : "step"; *p && n + 1 < len && n < 32; p++)
-		out[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-				   (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'
-			   ? *p
-			   : '_';
+	for (const char *p = step && *step ? step : "step"; *p && n + 1 < len && n < 32; p++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			  c == '-' || c == '_';
+
+		if (!ok)
+			c = '_';
+		out[n++] = c;
+	}
 	out[n] = '\0';
 }
 
@@ -199,7 +203,7 @@ static void rm_fail(struct rm_state *s, int errnum, const char *what, const char
 }
 
 /* Empty the directory DFD: every entry by name, relative to DFD. */
-static void rm_contents(int dfd, int depth, struct rm_state *s)
+static void rm_contents(int dfd, int depth, struct rm_state *s) // NOLINT(misc-no-recursion): depth bounded by TMPDIR_MAX_DEPTH, one open directory per level
 {
 	/* Its own descriptor: closedir() closes it, and DFD stays the caller's. */
 	int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
