@@ -843,6 +843,20 @@ static void test_sg_seccomp_build_sets_attributes(void **state)
 
 /* ---- the prebuilt filters (seccomp_prebuilt.c, seccomp_gen.c) ---------- */
 
+/*
+ * The kernel's API level as libseccomp found it, before any test forces
+ * another with seccomp_api_set(): a failing assertion leaves a test half
+ * way, so each such test restores it in its teardown, or every later test
+ * would run at the forced level.
+ */
+static unsigned host_api;
+
+static int restore_api(void **state)
+{
+	(void)state;
+	return seccomp_api_set(host_api) == 0 ? 0 : -1;
+}
+
 /* The API level each variant needs, as sg_seccomp_prebuilt() asks it. */
 static unsigned variant_api(enum sg_seccomp_variant v)
 {
@@ -886,7 +900,7 @@ static void prog_prebuilt(enum sg_seccomp_variant v, struct prog *p)
  */
 static void test_sg_seccomp_prebuilt_is_what_libseccomp_generates(void **state)
 {
-	const unsigned api = seccomp_api_get();
+	const unsigned api = host_api;
 
 	(void)state;
 	for (int i = 0; i < SG_SECCOMP_N_VARIANTS; i++) {
@@ -1002,7 +1016,7 @@ static void test_sg_seccomp_prebuilt_refuses_policy_that_changes_filter(void **s
  */
 static void test_sg_seccomp_prebuilt_needs_the_api_level(void **state)
 {
-	const unsigned api = seccomp_api_get();
+	const unsigned api = host_api;
 	struct sg_seccomp_prog sp;
 
 	(void)state;
@@ -1028,7 +1042,7 @@ static void test_sg_seccomp_prebuilt_needs_the_api_level(void **state)
  */
 static void test_sg_seccomp_notify_available_agrees_with_supervisor(void **state)
 {
-	const unsigned api = seccomp_api_get();
+	const unsigned api = host_api;
 
 	(void)state;
 	for (unsigned level = 1; level <= api; level++) {
@@ -1561,6 +1575,7 @@ static void test_sg_seccomp_load_kills_i386_syscall(void **state)
 
 int main(void)
 {
+	host_api = seccomp_api_get();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bpf_run_handles_each_opcode),
 		cmocka_unit_test(test_bpf_run_refuses_unknown_opcode),
@@ -1585,11 +1600,11 @@ int main(void)
 		cmocka_unit_test(test_sg_seccomp_build_deny_and_allow_same_name_eexist),
 		cmocka_unit_test(test_sg_seccomp_build_bad_arguments_einval),
 		cmocka_unit_test(test_sg_seccomp_build_sets_attributes),
-		cmocka_unit_test(test_sg_seccomp_prebuilt_is_what_libseccomp_generates),
+		cmocka_unit_test_teardown(test_sg_seccomp_prebuilt_is_what_libseccomp_generates, restore_api),
 		cmocka_unit_test(test_sg_seccomp_prebuilt_variants_differ),
 		cmocka_unit_test(test_sg_seccomp_prebuilt_refuses_policy_that_changes_filter),
-		cmocka_unit_test(test_sg_seccomp_prebuilt_needs_the_api_level),
-		cmocka_unit_test(test_sg_seccomp_notify_available_agrees_with_supervisor),
+		cmocka_unit_test_teardown(test_sg_seccomp_prebuilt_needs_the_api_level, restore_api),
+		cmocka_unit_test_teardown(test_sg_seccomp_notify_available_agrees_with_supervisor, restore_api),
 		cmocka_unit_test(test_sg_seccomp_default_deny_lists_issue_names),
 		cmocka_unit_test(test_sg_seccomp_known_syscall_names),
 		cmocka_unit_test(test_sg_seccomp_load_refuses_denied_calls),

@@ -46,6 +46,9 @@ declare -A killer=(
 	[45-credential-channel-dropped]=test_ruling
 	[46-after-double-dash-always-prompt]=test_ruling
 	[47-variadic-equals-takes-operands]=test_ruling
+	[60-prebuilt-ignores-policy-deny]=test_seccomp
+	[61-prebuilt-without-supervisor-rules]=test_seccomp
+	[62-notify-gate-below-api-5]=test_seccomp
 )
 
 # The VM rows that kill each VM-only mutant (result names in
