@@ -52,7 +52,12 @@ LDLIBS   += -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PKGS)) -Wl
 else
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
 endif
-LDFLAGS  += $(SANFLAGS)
+# Bind every symbol at start (full RELRO): the GOT is then read-only for
+# the whole run, which a launcher that stays behind as a supervisor
+# wants, and a start resolves libc's ~200 symbols in one pass instead of
+# one lazy trampoline per first call (12 page faults fewer per start,
+# docs/performance.md).
+LDFLAGS  += -Wl,-z,relro,-z,now $(SANFLAGS)
 
 # One list per directory (docs/design.md, "Layout").  Data flows one way:
 # lib <- policy <- confine, bpf <- audit, selftest <- launcher; the unit
