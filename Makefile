@@ -52,7 +52,12 @@ LDLIBS   += -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PKGS)) -Wl
 else
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
 endif
-LDFLAGS  += $(SANFLAGS)
+# Bind every symbol at start (full RELRO): the GOT is then read-only for
+# the whole run, which a launcher that stays behind as a supervisor
+# wants, and a start resolves libc's ~200 symbols in one pass instead of
+# one lazy trampoline per first call (12 page faults fewer per start,
+# docs/performance.md).
+LDFLAGS  += -Wl,-z,relro,-z,now $(SANFLAGS)
 
 # One list per directory (docs/design.md, "Layout").  Data flows one way:
 # lib <- policy <- confine, bpf <- audit, selftest <- launcher; the unit
@@ -62,7 +67,8 @@ LIB_SRCS      := lib/error.c lib/strbuf.c lib/env.c lib/log.c lib/opterr.c lib/d
 POLICY_SRCS   := policy/policy.c policy/scan.c policy/parse.c policy/words.c policy/dump.c \
 	policy/expand.c policy/gaps.c policy/ruling.c
 CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/seccomp.c \
-	confine/seccomp_deny.c confine/user.c confine/fdpass.c
+	confine/seccomp_deny.c confine/seccomp_variant.c confine/seccomp_prebuilt.c confine/user.c \
+	confine/fdpass.c
 SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/resolve.c confine/supervisor/ops.c confine/supervisor/exec.c \
 	confine/supervisor/calls.c
@@ -79,7 +85,14 @@ GEN_DEFAULT   := $(BUILD)/gen/default_policy.c
 LIB_OBJS      := $(call objs,$(LIB_SRCS))
 POLICY_OBJS   := $(call objs,$(POLICY_SRCS)) $(LIB_OBJS)
 DEFAULT_OBJS  := $(BUILD)/gen/default_policy.o
-CONFINE_OBJS  := $(call objs,$(CONFINE_SRCS) $(SUPERVISOR_SRCS))
+# The default policy's seccomp filters, generated at build time by a
+# program linked with the same libseccomp (confine/seccomp_gen.c).
+GEN_SECCOMP   := $(BUILD)/gen/seccomp_prebuilt_progs.c
+SECCOMP_GEN   := $(BUILD)/gen/seccomp_gen
+SECCOMP_OBJS  := $(call objs,confine/seccomp.c confine/seccomp_deny.c confine/seccomp_variant.c \
+	$(SUPERVISOR_SRCS)) $(LIB_OBJS)
+PREBUILT_OBJS := $(call objs,confine/seccomp_prebuilt.c) $(BUILD)/gen/seccomp_prebuilt_progs.o
+CONFINE_OBJS  := $(call objs,$(CONFINE_SRCS) $(SUPERVISOR_SRCS)) $(BUILD)/gen/seccomp_prebuilt_progs.o
 AUDIT_OBJS    := $(call objs,$(AUDIT_SRCS))
 SELFTEST_OBJS := $(call objs,$(SELFTEST_SRCS))
 LAUNCHER_OBJS := $(call objs,$(LAUNCHER_SRCS))
@@ -128,6 +141,20 @@ $(GEN_DEFAULT): $(RULES) policy/embed.sh
 $(BUILD)/gen/default_policy.o: $(GEN_DEFAULT)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The generator runs here, on the build host, and asks its kernel which
+# seccomp actions exist (libseccomp does): a variant it cannot make is
+# left out of the table and generated at run time instead.  It is rebuilt,
+# and so rerun, whenever a source of the filter's rules changes.
+$(SECCOMP_GEN): $(call objs,confine/seccomp_gen.c) $(SECCOMP_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(GEN_SECCOMP): $(SECCOMP_GEN)
+	$(SECCOMP_GEN) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/seccomp_prebuilt_progs.o: $(GEN_SECCOMP)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS)) $(CFLAGS) \
@@ -142,8 +169,7 @@ TEST_LINK_test_options         := $(call objs,launcher/options.c) $(POLICY_OBJS)
 TEST_LINK_test_policy_load     := $(call objs,launcher/policy_load.c confine/seccomp_deny.c) \
 	$(POLICY_OBJS) $(DEFAULT_OBJS)
 TEST_LINK_test_landlock        := $(call objs,confine/landlock.c) $(LIB_OBJS)
-TEST_LINK_test_seccomp         := $(call objs,confine/seccomp.c confine/seccomp_deny.c $(SUPERVISOR_SRCS)) \
-	$(LIB_OBJS)
+TEST_LINK_test_seccomp         := $(SECCOMP_OBJS) $(PREBUILT_OBJS)
 TEST_LINK_test_supervisor      := $(call objs,confine/seccomp.c confine/seccomp_deny.c confine/fdpass.c \
 	$(SUPERVISOR_SRCS)) $(LIB_OBJS)
 TEST_LINK_test_log             := $(call objs,confine/user.c) $(POLICY_OBJS)

@@ -235,17 +235,23 @@ static bool kernel_at_least(unsigned major, unsigned minor)
 	return a > major || (a == major && b >= minor);
 }
 
+static void seccomp_opts(const struct sg_policy *p, struct sg_seccomp_opts *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->deny = (const char *const *)p->seccomp_deny.v;
+	so->n_deny = p->seccomp_deny.n;
+	so->allow = (const char *const *)p->seccomp_allow.v;
+	so->n_allow = p->seccomp_allow.n;
+	so->allow_userns = p->user_namespaces == SG_YES;
+}
+
 static int build_seccomp(struct sg_confine *c, const struct sg_policy *p, struct sg_error *err)
 {
-	struct sg_seccomp_opts so = { 0 };
+	struct sg_seccomp_opts so;
 	const char *bad_name = NULL;
 	int r;
 
-	so.deny = (const char *const *)p->seccomp_deny.v;
-	so.n_deny = p->seccomp_deny.n;
-	so.allow = (const char *const *)p->seccomp_allow.v;
-	so.n_allow = p->seccomp_allow.n;
-	so.allow_userns = p->user_namespaces == SG_YES;
+	seccomp_opts(p, &so);
 	r = sg_seccomp_build(&so, &c->seccomp, &bad_name);
 	if (r < 0)
 		return sg_errorf(err, r, NULL, 0, "cannot build the seccomp filter%s%s: %s",
@@ -289,6 +295,33 @@ static int export_seccomp(struct sg_confine *c, struct sg_error *err)
 	return 0;
 }
 
+/*
+ * The filter of variant V, in c->prog, ready for the child to load.  The
+ * default policy's filters were generated when stepguard was built
+ * (sg_seccomp_prebuilt()): nothing is asked of libseccomp but its version
+ * and the kernel's API level.  Any other filter is built and generated
+ * here, before fork, as it always was; that is slower, not an error, and
+ * -v says why (c->seccomp_why).  *SUP gets what adding V's supervisor
+ * rules returned (0 when they are in the filter).
+ */
+static int make_seccomp(struct sg_confine *c, const struct sg_policy *p, enum sg_seccomp_variant v,
+			int *sup, struct sg_error *err)
+{
+	struct sg_seccomp_opts so;
+	int r;
+
+	*sup = 0;
+	seccomp_opts(p, &so);
+	r = sg_seccomp_prebuilt(&so, v, &c->prog, &c->seccomp_why);
+	if (r != -ENOENT)
+		return r == -ENOMEM ? sg_errorf(err, r, NULL, 0, "out of memory") : r;
+	r = build_seccomp(c, p, err);
+	if (r < 0)
+		return r;
+	*sup = sg_seccomp_add_variant_rules(c->seccomp, v);
+	return export_seccomp(c, err);
+}
+
 static struct sg_confine *confine_new(const struct sg_user *user)
 {
 	struct sg_confine *c = calloc(1, sizeof(*c));
@@ -305,8 +338,9 @@ static struct sg_confine *confine_new(const struct sg_user *user)
 static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
 		   enum sg_mode mode, const struct sg_roots *roots, struct sg_error *err)
 {
+	enum sg_seccomp_variant v;
 	char why[1024];
-	int r;
+	int r, rr, sup;
 
 	/* Typed by the policy (policy/policy.h): a mask, and a sorted, unique list. */
 	c->accepted = p->accepted_gaps;
@@ -348,10 +382,7 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 		r = prepare_bpf_scoping(c, err);
 		if (r < 0)
 			return r;
-		r = build_seccomp(c, p, err);
-		if (r < 0)
-			return r;
-		return export_seccomp(c, err);
+		return make_seccomp(c, p, SG_SECCOMP_PLAIN, &sup, err);
 	}
 
 	/* Landlock refuses; it cannot let a write through and log it. */
@@ -364,20 +395,23 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	if (r < 0)
 		return r;
 	c->backend = SG_FILTER_LANDLOCK;
-	r = build_seccomp(c, p, err);
-	if (r < 0)
-		return r;
 
 	/*
 	 * The supervisor covers what Landlock does not mediate.  Its kernel
 	 * features are probed for real once it has a listener, after fork;
 	 * a kernel older than 5.14 (SECCOMP_ADDFD_FLAG_SEND) is known to lack
-	 * them, so find that out here, before the step starts.
+	 * them, so find that out here, before the step starts.  Then ask
+	 * what sg_supervisor_add_rules() would refuse on (user notification)
+	 * before choosing the variant: a prebuilt supervised filter must
+	 * never be loaded where the generated one could not have been made.
 	 */
-	r = kernel_at_least(5, 14) ? sg_supervisor_add_rules(c->seccomp) : -EOPNOTSUPP;
-	/* A ruling step's execs come too, so that each refusal is reported. */
-	if (r == 0 && c->execs)
-		r = sg_supervisor_add_exec_rules(c->seccomp);
+	r = kernel_at_least(5, 14) ? sg_seccomp_notify_available() : -EOPNOTSUPP;
+	v = r < 0 ? SG_SECCOMP_PLAIN : c->execs ? SG_SECCOMP_SUPERVISED_EXEC : SG_SECCOMP_SUPERVISED;
+	rr = make_seccomp(c, p, v, &sup, err);
+	if (rr < 0)
+		return rr;
+	if (r == 0)
+		r = sup;
 	if (r == 0) {
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
@@ -399,7 +433,7 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 				    "Hint: to run anyway with this hole, name it in [stepguard] accept-gaps",
 				    sg_gaps_str(must, g, sizeof(g)), strerror(-r));
 	}
-	return export_seccomp(c, err);
+	return 0;
 }
 
 int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req,

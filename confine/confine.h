@@ -123,6 +123,13 @@ unsigned sg_confine_accepted(const struct sg_confine *c);
 /* Why the eBPF backends were passed over under auto ("" when they were not). */
 const char *sg_confine_fallback_why(const struct sg_confine *c);
 
+/*
+ * Why the seccomp filter was generated at start rather than taken
+ * prebuilt ("" when it was prebuilt): for -v, since the difference is
+ * time, not what is enforced.
+ */
+const char *sg_confine_seccomp_why(const struct sg_confine *c);
+
 /* The backend's notes for the start line ("stepguard: note: ..." lines). */
 void sg_confine_print_notes(const struct sg_confine *c, FILE *f);
 

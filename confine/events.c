@@ -223,6 +223,11 @@ const char *sg_confine_fallback_why(const struct sg_confine *c)
 	return c->why;
 }
 
+const char *sg_confine_seccomp_why(const struct sg_confine *c)
+{
+	return c->seccomp_why ? c->seccomp_why : "";
+}
+
 void sg_confine_print_notes(const struct sg_confine *c, FILE *f)
 {
 	if (sg_confine_is_bpf(c) && c->binfo.stale[0])

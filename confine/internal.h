@@ -20,6 +20,7 @@ struct sg_confine {
 	int ruleset_fd;
 	scmp_filter_ctx seccomp;
 	struct sg_seccomp_prog prog; /* its BPF, generated before fork */
+	const char *seccomp_why; /* NULL: prebuilt; else why it was generated at start */
 	bool supervise;          /* notify rules in the filter, listener to the parent */
 	int sock[2];             /* child [1] -> parent [0]: the listener */
 	struct sg_supervisor *sup; /* once the step has started */

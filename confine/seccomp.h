@@ -87,4 +87,50 @@ void sg_seccomp_prog_free(struct sg_seccomp_prog *p);
  */
 int sg_seccomp_load(const struct sg_seccomp_prog *p, bool listener);
 
+/*
+ * The filters the default policy produces, one per way the launcher puts
+ * them together (confine.c): the same rules from sg_seccomp_build(), plus
+ * the supervisor's.  Each is generated at build time (confine/seccomp_gen.c)
+ * and compiled in, so a start with the default policy never asks
+ * libseccomp to build or generate anything (docs/seccomp.md, "Prebuilt
+ * filters").
+ */
+enum sg_seccomp_variant {
+	SG_SECCOMP_PLAIN,           /* eBPF backends; Landlock without a supervisor */
+	SG_SECCOMP_SUPERVISED,      /* + sg_supervisor_add_rules(): landlock+supervisor */
+	SG_SECCOMP_SUPERVISED_EXEC, /* + sg_supervisor_add_exec_rules(): a ruling step on it */
+	SG_SECCOMP_N_VARIANTS
+};
+
+/* "plain", "supervised", "supervised-exec": for messages and the generator. */
+const char *sg_seccomp_variant_name(enum sg_seccomp_variant v);
+
+/*
+ * Add to CTX (built by sg_seccomp_build()) what variant V adds to it: the
+ * one place that says what a variant is, used at run time when the filter
+ * is generated, by the generator and by the test that compares the two.
+ * 0 or what the supervisor's functions return (-EOPNOTSUPP: this kernel
+ * or libseccomp cannot notify).
+ */
+int sg_seccomp_add_variant_rules(scmp_filter_ctx ctx, enum sg_seccomp_variant v);
+
+/*
+ * Can the supervised variants be used here?  0, or -EOPNOTSUPP exactly
+ * when sg_supervisor_add_rules() would refuse to add its rules (a 32-bit
+ * build; libseccomp or the kernel below API level 5, user notification),
+ * without building anything.  The unit test holds the two together.
+ */
+int sg_seccomp_notify_available(void);
+
+/*
+ * The prebuilt program of variant V, copied into *OUT (free with
+ * sg_seccomp_prog_free()), when O (NULL: the defaults) leaves the filter
+ * as the default policy has it and the library linked here is the one it
+ * was generated with.  0, -ENOMEM, or -ENOENT with *WHY saying why not
+ * (for -v): the caller then generates the filter at run time, which is
+ * slower, never weaker.
+ */
+int sg_seccomp_prebuilt(const struct sg_seccomp_opts *o, enum sg_seccomp_variant v,
+			struct sg_seccomp_prog *out, const char **why);
+
 #endif /* SG_SECCOMP_H */

@@ -8,6 +8,7 @@
 #define SG_SECCOMP_INTERNAL_H
 
 #include <seccomp.h>
+#include <stdint.h>
 
 #include "confine/seccomp.h"
 
@@ -22,5 +23,19 @@ int sg_seccomp_add_default_deny(scmp_filter_ctx ctx, const struct sg_seccomp_opt
 
 /* O's extra names, refused with EPERM (those already on the list keep theirs). */
 int sg_seccomp_add_policy_deny(scmp_filter_ctx ctx, const struct sg_seccomp_opts *o);
+
+/*
+ * The generated tables ($(BUILD)/gen/seccomp_prebuilt_progs.c, from
+ * confine/seccomp_gen.c), read by seccomp_prebuilt.c only.  A variant the
+ * generator could not make (its build host lacked user notification) has
+ * no instructions.
+ */
+struct sg_seccomp_prebuilt {
+	const struct sock_filter *insns;
+	unsigned short len;
+};
+extern const struct sg_seccomp_prebuilt sg_seccomp_prebuilt_progs[SG_SECCOMP_N_VARIANTS];
+extern const unsigned sg_seccomp_prebuilt_lib[3]; /* libseccomp major, minor, micro */
+extern const uint32_t sg_seccomp_prebuilt_arch;   /* its native architecture token */
 
 #endif /* SG_SECCOMP_INTERNAL_H */

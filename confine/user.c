@@ -38,8 +38,8 @@ static int fill_from_passwd(struct sg_user *u, const struct passwd *pw, gid_t gi
 	return 0;
 }
 
-int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
-		    struct sg_error *err)
+static int resolve(const char *spec, char *const envp[], struct sg_user *u, bool named,
+		   struct sg_error *err)
 {
 	const char *sudo_uid = sg_env_get(envp, "SUDO_UID");
 	const char *sudo_gid = sg_env_get(envp, "SUDO_GID");
@@ -70,10 +70,18 @@ int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
 		}
 		u->why = "SUDO_UID";
 	} else {
-		pw = getpwuid(self);
 		u->why = "the calling user";
 		u->uid = self;
 		u->gid = getgid();
+		/*
+		 * Nothing changes, so the password database has nothing to
+		 * decide: its name and home are for the start line and the
+		 * self-test.  A caller that shows neither skips the lookup
+		 * (NSS: nscd's socket, nsswitch.conf, passwd, perhaps LDAP).
+		 */
+		if (!named)
+			return 0;
+		pw = getpwuid(self);
 		if (pw) {
 			snprintf(u->name, sizeof(u->name), "%s", pw->pw_name);
 			snprintf(u->home, sizeof(u->home), "%s", pw->pw_dir ? pw->pw_dir : "");
@@ -91,6 +99,18 @@ int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
 	if (self == 0 && u->uid == 0)
 		u->drop = false; /* root asked for root: nothing to change */
 	return 0;
+}
+
+int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
+		    struct sg_error *err)
+{
+	return resolve(spec, envp, u, true, err);
+}
+
+int sg_user_resolve_unnamed(const char *spec, char *const envp[], struct sg_user *u,
+			    struct sg_error *err)
+{
+	return resolve(spec, envp, u, false, err);
 }
 
 int sg_user_drop(const struct sg_user *u)

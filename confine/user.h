@@ -38,6 +38,16 @@ int sg_user_resolve(const char *spec, char *const envp[], struct sg_user *u,
 		    struct sg_error *err);
 
 /*
+ * The same, except that a step that runs as the calling user (no --user,
+ * no SUDO_UID as root) gets no NAME and no HOME (both ""): the password
+ * database is then not read at all.  For a caller that prints neither
+ * (stepguard -q); the uid, gid and groups are the same either way, and a
+ * user who changes is always looked up (the groups come from there).
+ */
+int sg_user_resolve_unnamed(const char *spec, char *const envp[], struct sg_user *u,
+			    struct sg_error *err);
+
+/*
  * Become U for good: supplementary groups, then gid, then uid (the order
  * matters: after setresuid we could no longer change groups), and verify
  * that root cannot be regained.  0 or -errno.

@@ -42,8 +42,13 @@ int sg_plan_base(struct sg_plan *pl, const struct sg_options *o, char *const env
 	if (o->filter != SG_FILTER_UNSET)
 		pl->eff.filter = o->filter;
 
-	/* Who the step runs as decides its HOME, which the roots depend on. */
-	r = sg_user_resolve(o->user, envp, &pl->user, err);
+	/*
+	 * Who the step runs as decides its HOME, which the roots depend on.
+	 * Quiet, no start line shows the user's name: a step that runs as
+	 * its caller then reads no password database (docs/performance.md).
+	 */
+	r = o->quiet ? sg_user_resolve_unnamed(o->user, envp, &pl->user, err)
+		     : sg_user_resolve(o->user, envp, &pl->user, err);
 	if (r < 0)
 		return r == -ENOMEM ? r : -EINVAL;
 	pl->env = sg_user_env(&pl->user, envp);

@@ -186,6 +186,8 @@ static void start_line(const struct run_state *st)
 		sg_confine_summary(st->conf, sum, sizeof(sum)));
 	if (sg_confine_fallback_why(st->conf)[0] && s->o->verbose)
 		fprintf(stderr, " [eBPF: %s]", sg_confine_fallback_why(st->conf));
+	if (sg_confine_seccomp_why(st->conf)[0] && s->o->verbose)
+		fprintf(stderr, " [seccomp generated at start: %s]", sg_confine_seccomp_why(st->conf));
 	fprintf(stderr, "; not covered: %s", sg_gaps_str(gaps, g, sizeof(g)));
 	if (gaps & accepted)
 		fprintf(stderr, " (accepted by policy: %s)", sg_gaps_str(gaps & accepted, a, sizeof(a)));

@@ -178,7 +178,7 @@ void sg_log_close(struct sg_log *l)
 
 int sg_log_write(struct sg_log *l, const char *event, json_object *rec)
 {
-	json_object *o = json_object_new_object();
+	json_object *o;
 	const char *text;
 	char t[32];
 	size_t n;
@@ -186,6 +186,16 @@ int sg_log_write(struct sg_log *l, const char *event, json_object *rec)
 	char *line;
 	int r = 0;
 
+	/*
+	 * No log: nothing to format.  Building the record anyway cost every
+	 * start without one the clock, glibc's first time-zone setup (it
+	 * reads /etc/localtime even for UTC) and a JSON object.
+	 */
+	if (l->fd < 0) {
+		json_object_put(rec);
+		return 0;
+	}
+	o = json_object_new_object();
 	if (!o) {
 		json_object_put(rec);
 		return -ENOMEM;
@@ -206,10 +216,6 @@ int sg_log_write(struct sg_log *l, const char *event, json_object *rec)
 	}
 	json_object_put(rec);
 
-	if (l->fd < 0) {
-		json_object_put(o);
-		return 0;
-	}
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						     JSON_C_TO_STRING_NOSLASHESCAPE);
 	n = strlen(text);

@@ -259,6 +259,34 @@ static void test_sg_user_resolve_unprivileged_cannot_switch(void **state)
 	assert_int_equal(sg_user_resolve("no-such-user-xyz", envp, &u, &err), -2);
 }
 
+/*
+ * Unnamed: the calling user's name and home stay empty (no password
+ * database read), everything the drop and the roots use is the same; a
+ * user who changes is still looked up in full.
+ */
+static void test_sg_user_resolve_unnamed_only_for_the_caller(void **state)
+{
+	char *envp[] = { NULL };
+	struct sg_user named, unnamed;
+	struct sg_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(sg_user_resolve(NULL, envp, &named, &err), 0);
+	assert_int_equal(sg_user_resolve_unnamed(NULL, envp, &unnamed, &err), 0);
+	assert_string_equal(unnamed.name, "");
+	assert_string_equal(unnamed.home, "");
+	assert_int_equal(unnamed.uid, named.uid);
+	assert_int_equal(unnamed.gid, named.gid);
+	assert_false(unnamed.drop);
+	assert_int_equal(unnamed.drop, named.drop);
+	if (getuid() == 0) {
+		assert_int_equal(sg_user_resolve_unnamed("nobody", envp, &unnamed, &err), 0);
+		assert_true(unnamed.drop);
+		assert_string_equal(unnamed.name, "nobody");
+		assert_true(unnamed.n_groups >= 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_sg_gaps_str_and_parse),
 		cmocka_unit_test(test_sg_user_env_sets_home_only_on_drop),
 		cmocka_unit_test(test_sg_user_resolve_unprivileged_cannot_switch),
+		cmocka_unit_test(test_sg_user_resolve_unnamed_only_for_the_caller),
 	};
 
 	return cmocka_run_group_tests_name("log", tests, NULL, NULL);

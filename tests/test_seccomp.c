@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for confine/seccomp.c and confine/seccomp_deny.c.
+ * Unit tests for confine/seccomp.c, confine/seccomp_deny.c and the
+ * prebuilt filters (confine/seccomp_variant.c, seccomp_prebuilt.c and the
+ * table confine/seccomp_gen.c writes at build time).
  *
  * The filter is checked without root and without loading it: libseccomp
  * exports the classic-BPF program it would load, a small interpreter below
@@ -839,6 +841,228 @@ static void test_sg_seccomp_build_sets_attributes(void **state)
 	seccomp_release(ctx);
 }
 
+/* ---- the prebuilt filters (seccomp_prebuilt.c, seccomp_gen.c) ---------- */
+
+/*
+ * The kernel's API level as libseccomp found it, before any test forces
+ * another with seccomp_api_set(): a failing assertion leaves a test half
+ * way, so each such test restores it in its teardown, or every later test
+ * would run at the forced level.
+ */
+static unsigned host_api;
+
+static int restore_api(void **state)
+{
+	(void)state;
+	return seccomp_api_set(host_api) == 0 ? 0 : -1;
+}
+
+/* The API level each variant needs, as sg_seccomp_prebuilt() asks it. */
+static unsigned variant_api(enum sg_seccomp_variant v)
+{
+	return v == SG_SECCOMP_PLAIN ? 3 : 5;
+}
+
+/* The filter as the launcher generates it at run time when not prebuilt. */
+static void prog_build_variant(enum sg_seccomp_variant v, struct prog *p)
+{
+	scmp_filter_ctx ctx = NULL;
+
+	assert_int_equal(sg_seccomp_build(NULL, &ctx, NULL), 0);
+	assert_int_equal(sg_seccomp_add_variant_rules(ctx, v), 0);
+	prog_export(ctx, p);
+	seccomp_release(ctx);
+}
+
+static void prog_prebuilt(enum sg_seccomp_variant v, struct prog *p)
+{
+	struct sg_seccomp_prog sp = { 0 };
+	const char *why = NULL;
+	int r = sg_seccomp_prebuilt(NULL, v, &sp, &why);
+
+	if (r != 0)
+		print_error("variant %s: %d (%s)\n", sg_seccomp_variant_name(v), r, why ? why : "");
+	assert_int_equal(r, 0);
+	assert_null(why);
+	p->insns = sp.insns;
+	p->len = sp.len;
+}
+
+/*
+ * The drift test: every prebuilt program is, byte for byte, what
+ * libseccomp generates here from the same rules, at every API level from
+ * the one the variant needs up to this kernel's.  libseccomp's code
+ * generator does not look at the kernel, so the program must not change
+ * with the level; if a libseccomp release made it, this fails, and the
+ * prebuilt path would need the level in its key.  A variant the build
+ * host could not make must be absent only where this host could not make
+ * it either.
+ */
+static void test_sg_seccomp_prebuilt_is_what_libseccomp_generates(void **state)
+{
+	const unsigned api = host_api;
+
+	(void)state;
+	for (int i = 0; i < SG_SECCOMP_N_VARIANTS; i++) {
+		enum sg_seccomp_variant v = (enum sg_seccomp_variant)i;
+		struct prog pre = { 0 };
+
+		if (api < variant_api(v)) {
+			print_message("skipped: variant %s needs API level %u, this host has %u\n",
+				      sg_seccomp_variant_name(v), variant_api(v), api);
+			continue;
+		}
+		prog_prebuilt(v, &pre);
+		for (unsigned level = variant_api(v); level <= api; level++) {
+			struct prog gen = { 0 };
+
+			assert_int_equal(seccomp_api_set(level), 0);
+			prog_build_variant(v, &gen);
+			if (gen.len != pre.len || memcmp(gen.insns, pre.insns, gen.len * sizeof(*gen.insns)) != 0)
+				print_error("variant %s at API level %u: generated %zu instructions, prebuilt %zu, "
+					    "contents %s\n", sg_seccomp_variant_name(v), level, gen.len, pre.len,
+					    gen.len == pre.len ? "differ" : "-");
+			assert_int_equal(gen.len, pre.len);
+			assert_memory_equal(gen.insns, pre.insns, gen.len * sizeof(*gen.insns));
+			prog_free(&gen);
+		}
+		assert_int_equal(seccomp_api_set(api), 0);
+		prog_free(&pre);
+	}
+}
+
+/* The variants differ where they should, so the table's order matters. */
+static void test_sg_seccomp_prebuilt_variants_differ(void **state)
+{
+	struct prog plain = { 0 }, sup = { 0 }, ex = { 0 };
+
+	(void)state;
+	if (sg_seccomp_notify_available() < 0)
+		skip();
+	prog_prebuilt(SG_SECCOMP_PLAIN, &plain);
+	prog_prebuilt(SG_SECCOMP_SUPERVISED, &sup);
+	prog_prebuilt(SG_SECCOMP_SUPERVISED_EXEC, &ex);
+	assert_int_equal(verdict(&plain, nr_of("chmod"), 0, 0), RET_ALLOW);
+	assert_int_equal(verdict(&sup, nr_of("chmod"), 0, 0), SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(verdict(&sup, nr_of("execve"), 0, 0), RET_ALLOW);
+	assert_int_equal(verdict(&ex, nr_of("execve"), 0, 0), SECCOMP_RET_USER_NOTIF);
+	assert_int_equal(verdict(&ex, nr_of("chmod"), 0, 0), SECCOMP_RET_USER_NOTIF);
+	/* and all three refuse the default list */
+	assert_int_equal(verdict(&plain, nr_of("ptrace"), 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&ex, nr_of("ptrace"), 0, 0), RET_EPERM);
+	prog_free(&plain);
+	prog_free(&sup);
+	prog_free(&ex);
+}
+
+/*
+ * A policy that changes the filter never gets the default's program: the
+ * added refusal would be missing, the removed one still there.  The
+ * allowed side: options that change nothing (zeroed, or NULL) do get it.
+ */
+static void test_sg_seccomp_prebuilt_refuses_policy_that_changes_filter(void **state)
+{
+	static const char *const deny[] = { "acct" };
+	static const char *const allow[] = { "ptrace" };
+	struct sg_seccomp_opts o;
+	struct sg_seccomp_prog sp;
+	struct prog gen = { 0 }, pre = { 0 };
+	const char *why;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.deny = deny;
+	o.n_deny = 1;
+	why = NULL;
+	assert_int_equal(sg_seccomp_prebuilt(&o, SG_SECCOMP_PLAIN, &sp, &why), -ENOENT);
+	assert_non_null(why);
+	assert_null(sp.insns);
+	/* what it would have got instead: the filter that refuses acct */
+	prog_build(&o, &gen);
+	prog_prebuilt(SG_SECCOMP_PLAIN, &pre);
+	assert_int_equal(verdict(&gen, nr_of("acct"), 0, 0), RET_EPERM);
+	assert_int_equal(verdict(&pre, nr_of("acct"), 0, 0), RET_ALLOW);
+	prog_free(&gen);
+	prog_free(&pre);
+
+	memset(&o, 0, sizeof(o));
+	o.allow = allow;
+	o.n_allow = 1;
+	why = NULL;
+	assert_int_equal(sg_seccomp_prebuilt(&o, SG_SECCOMP_PLAIN, &sp, &why), -ENOENT);
+	assert_non_null(why);
+
+	memset(&o, 0, sizeof(o));
+	o.allow_userns = true;
+	why = NULL;
+	assert_int_equal(sg_seccomp_prebuilt(&o, SG_SECCOMP_PLAIN, &sp, &why), -ENOENT);
+	assert_non_null(why);
+
+	memset(&o, 0, sizeof(o));
+	why = "unset";
+	assert_int_equal(sg_seccomp_prebuilt(&o, SG_SECCOMP_PLAIN, &sp, &why), 0);
+	assert_null(why);
+	sg_seccomp_prog_free(&sp);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_PLAIN, &sp, NULL), 0);
+	sg_seccomp_prog_free(&sp);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_N_VARIANTS, &sp, NULL), -EINVAL);
+}
+
+/*
+ * Below the API level libseccomp needs to build a variant, the prebuilt
+ * one is not handed out either: the launcher then asks libseccomp, which
+ * refuses as it always did (the plain filter kills foreign architectures
+ * with KILL_PROCESS, level 3; the supervised ones notify, level 5).
+ */
+static void test_sg_seccomp_prebuilt_needs_the_api_level(void **state)
+{
+	const unsigned api = host_api;
+	struct sg_seccomp_prog sp;
+
+	(void)state;
+	if (api < 5)
+		skip();
+	assert_int_equal(seccomp_api_set(2), 0);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_PLAIN, &sp, NULL), -ENOENT);
+	assert_int_equal(seccomp_api_set(4), 0);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_PLAIN, &sp, NULL), 0);
+	sg_seccomp_prog_free(&sp);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_SUPERVISED, &sp, NULL), -ENOENT);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_SUPERVISED_EXEC, &sp, NULL), -ENOENT);
+	assert_int_equal(seccomp_api_set(api), 0);
+	assert_int_equal(sg_seccomp_prebuilt(NULL, SG_SECCOMP_SUPERVISED, &sp, NULL), 0);
+	sg_seccomp_prog_free(&sp);
+}
+
+/*
+ * sg_seccomp_notify_available() stands in for sg_supervisor_add_rules()'s
+ * refusal when no rule database is built: the two must agree at every
+ * level, or a prebuilt supervised filter could be chosen where the
+ * generated one would have been refused (or the reverse).
+ */
+static void test_sg_seccomp_notify_available_agrees_with_supervisor(void **state)
+{
+	const unsigned api = host_api;
+
+	(void)state;
+	for (unsigned level = 1; level <= api; level++) {
+		scmp_filter_ctx ctx;
+		int sup;
+
+		assert_int_equal(seccomp_api_set(level), 0);
+		ctx = seccomp_init(SCMP_ACT_ALLOW);
+		assert_non_null(ctx);
+		sup = sg_supervisor_add_rules(ctx);
+		seccomp_release(ctx);
+		if ((sup == 0) != (sg_seccomp_notify_available() == 0))
+			print_error("API level %u: sg_supervisor_add_rules %d, sg_seccomp_notify_available %d\n",
+				    level, sup, sg_seccomp_notify_available());
+		assert_int_equal(sup == 0, sg_seccomp_notify_available() == 0);
+		assert_true(sup == 0 || sup == -EOPNOTSUPP);
+	}
+	assert_int_equal(seccomp_api_set(api), 0);
+}
+
 /* ---- sg_seccomp_default_deny, sg_seccomp_known_syscall ------------------ */
 
 static void test_sg_seccomp_default_deny_lists_issue_names(void **state)
@@ -1351,6 +1575,7 @@ static void test_sg_seccomp_load_kills_i386_syscall(void **state)
 
 int main(void)
 {
+	host_api = seccomp_api_get();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bpf_run_handles_each_opcode),
 		cmocka_unit_test(test_bpf_run_refuses_unknown_opcode),
@@ -1375,6 +1600,11 @@ int main(void)
 		cmocka_unit_test(test_sg_seccomp_build_deny_and_allow_same_name_eexist),
 		cmocka_unit_test(test_sg_seccomp_build_bad_arguments_einval),
 		cmocka_unit_test(test_sg_seccomp_build_sets_attributes),
+		cmocka_unit_test_teardown(test_sg_seccomp_prebuilt_is_what_libseccomp_generates, restore_api),
+		cmocka_unit_test(test_sg_seccomp_prebuilt_variants_differ),
+		cmocka_unit_test(test_sg_seccomp_prebuilt_refuses_policy_that_changes_filter),
+		cmocka_unit_test_teardown(test_sg_seccomp_prebuilt_needs_the_api_level, restore_api),
+		cmocka_unit_test_teardown(test_sg_seccomp_notify_available_agrees_with_supervisor, restore_api),
 		cmocka_unit_test(test_sg_seccomp_default_deny_lists_issue_names),
 		cmocka_unit_test(test_sg_seccomp_known_syscall_names),
 		cmocka_unit_test(test_sg_seccomp_load_refuses_denied_calls),

@@ -49,6 +49,9 @@ declare -A killer=(
 	[50-tmpdir-shared-base-accepted]=test_tmpdir
 	[51-tmpdir-base-owner-unchecked]=test_tmpdir
 	[52-tmpdir-remove-follows-links]=test_tmpdir
+	[60-prebuilt-ignores-policy-deny]=test_seccomp
+	[61-prebuilt-without-supervisor-rules]=test_seccomp
+	[62-notify-gate-below-api-5]=test_seccomp
 )
 
 # The VM rows that kill each VM-only mutant (result names in
