@@ -108,6 +108,11 @@ struct sg_supervisor {
 	size_t n_execs;
 	struct sg_creds self;
 	struct sg_view view;
+	/*
+	 * /proc is a procfs of our pid namespace, so "/proc/self" of the
+	 * step can be spelled "/proc/<its tgid>" here (resolve.c).
+	 */
+	bool proc_ours;
 };
 
 /* The task whose call is being handled. */
@@ -116,7 +121,8 @@ struct sg_target {
 	uint64_t id;
 	pid_t tid;
 	int proc;              /* /proc/TID, O_PATH: pins that task's pid */
-	int pidfd;             /* opened on first use */
+	int pidfd;             /* the thread's, opened on first use */
+	int pidfd_proc;        /* its process's (leader's table), on first use */
 	int failed;            /* errno of our own failure to read its state */
 	struct sg_creds creds;
 };
@@ -126,6 +132,13 @@ struct sg_obj {
 	int fd;                /* O_PATH (path-based) or the step's file (fd) */
 	int parent;            /* directory the last component was found in */
 	bool exists;           /* false: only parent and name (O_CREAT) */
+	/*
+	 * fd is our own /proc/self/fd/M link itself, standing for the
+	 * step's /proc/.../fd/N link that a no-follow call names: a procfs
+	 * inode, in no directory tree (resolve.c, sg_proc_fd_link()).
+	 */
+	bool own_link;
+	int hold;              /* keeps M open while fd refers to its link */
 	struct stat st;
 	char name[NAME_MAX + 1];
 };
@@ -163,6 +176,11 @@ int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
 int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 		       size_t size);
 int sg_target_getfd(struct sg_target *t, int fd);
+int sg_target_getfd_proc(struct sg_target *t, int fd);
+/* sg_target_fd_table(): which of the caller's descriptor tables a procfs directory is */
+#define SG_TABLE_THREAD  1
+#define SG_TABLE_PROCESS 2
+int sg_target_fd_table(struct sg_target *t, const struct stat *dir);
 int sg_target_cwd(struct sg_target *t);
 int sg_target_view(struct sg_target *t, struct sg_view *v);
 int sg_creds_read(int proc_fd, struct sg_creds *c);

@@ -272,6 +272,24 @@ static int sg_check_listener(int fd)
 	return strcmp(name, "anon_inode:seccomp notify") == 0 ? 0 : -EINVAL;
 }
 
+/*
+ * Is /proc the procfs of our pid namespace?  Then the caller's numbers,
+ * which the kernel gives us in our namespace, are its names there, and
+ * its "/proc/self" can be spelled "/proc/TGID" (resolve.c).  If not, its
+ * /proc/self paths stay refused.
+ */
+static bool sg_proc_is_ours(void)
+{
+	char link[32], want[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	snprintf(want, sizeof(want), "%d", (int)getpid());
+	return strcmp(link, want) == 0;
+}
+
 static int sg_take_roots(struct sg_supervisor *s, const struct sg_root *roots,
 			 size_t n)
 {
@@ -401,6 +419,7 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 	}
 	for (size_t i = 0; i < sg_n_calls; i++)
 		s->nr[i] = seccomp_syscall_resolve_name(sg_calls[i].name);
+	s->proc_ours = sg_proc_is_ours();
 
 	s->listener = steal_fd(&listener);
 	*out = s;

@@ -78,7 +78,7 @@ int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
 	t->s = s;
 	t->id = id;
 	t->tid = tid;
-	t->pidfd = -1;
+	t->pidfd = t->pidfd_proc = -1;
 	t->creds.tgid = tid;
 
 	/*
@@ -106,9 +106,11 @@ void sg_target_close(struct sg_target *t)
 {
 	if (t->pidfd >= 0)
 		close(t->pidfd);
+	if (t->pidfd_proc >= 0)
+		close(t->pidfd_proc);
 	if (t->proc >= 0)
 		close(t->proc);
-	t->pidfd = t->proc = -1;
+	t->pidfd = t->pidfd_proc = t->proc = -1;
 }
 
 /*
@@ -221,15 +223,11 @@ static int sg_target_pidfd(struct sg_target *t)
 	return r;
 }
 
-/* Our copy of the step's descriptor fd (close-on-exec), or -errno. */
-int sg_target_getfd(struct sg_target *t, int fd)
+static int sg_getfd(struct sg_target *t, int pidfd, int fd)
 {
 	int r, nfd;
 
-	r = sg_target_pidfd(t);
-	if (r < 0)
-		return r;
-	nfd = (int)syscall(SYS_pidfd_getfd, t->pidfd, fd, 0);
+	nfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 	if (nfd < 0) {
 		/* No such descriptor in the step: the kernel's answer too. */
 		if (errno == EBADF)
@@ -242,6 +240,84 @@ int sg_target_getfd(struct sg_target *t, int fd)
 		return r;
 	}
 	return nfd;
+}
+
+/* Our copy of the step's descriptor fd (close-on-exec), or -errno. */
+int sg_target_getfd(struct sg_target *t, int fd)
+{
+	int r = sg_target_pidfd(t);
+
+	return r < 0 ? r : sg_getfd(t, t->pidfd, fd);
+}
+
+/*
+ * The same from the table of the caller's process, as /proc/TGID/fd (and
+ * so /proc/self/fd) shows it: the thread-group leader's.  It differs from
+ * the thread's only when that thread unshared its table (CLONE_FILES).
+ */
+int sg_target_getfd_proc(struct sg_target *t, int fd)
+{
+	int r;
+
+	if (t->creds.tgid == t->tid)
+		return sg_target_getfd(t, fd);
+	if (t->pidfd_proc < 0) {
+		int pfd = sg_pidfd_open(t->creds.tgid, 0);
+
+		if (pfd < 0)
+			return sg_failed(t, -pfd);
+		t->pidfd_proc = pfd;
+		/* Opened by number: prove the number was still the caller's. */
+		r = sg_target_valid(t);
+		if (r < 0)
+			return r;
+	}
+	return sg_getfd(t, t->pidfd_proc, fd);
+}
+
+/*
+ * Is DIR, a directory on procfs, one of the caller's descriptor tables as
+ * the kernel reaches them: /proc/TGID/fd (the process's, which is what
+ * /proc/self/fd names), /proc/TGID/task/TID/fd or /proc/TID/fd (the
+ * thread's: /proc/thread-self/fd)?  Compared by identity with those
+ * entries looked up now in the procfs that holds the caller's /proc/TID.
+ * A table of another process, of another thread, or of stepguard (what
+ * "/proc/self" is when stepguard follows it) matches none of them.
+ * SG_TABLE_THREAD, SG_TABLE_PROCESS, 0 (none), or -errno.
+ */
+int sg_target_fd_table(struct sg_target *t, const struct stat *dir)
+{
+	_cleanup_close_ int root = -1;
+	struct stat thr, task, proc;
+	char p[64];
+	int r;
+
+	/* /proc/TID/..: the very procfs our /proc/TID is in. */
+	root = openat(t->proc, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return sg_failed(t, errno);
+	/* A missing entry (a dead leader's) is simply not a match. */
+	memset(&thr, 0, sizeof(thr));
+	memset(&task, 0, sizeof(task));
+	memset(&proc, 0, sizeof(proc));
+	if (fstatat(t->proc, "fd", &thr, 0) < 0 && errno != ENOENT)
+		return sg_failed(t, errno);
+	snprintf(p, sizeof(p), "%d/task/%d/fd", (int)t->creds.tgid, (int)t->tid);
+	if (fstatat(root, p, &task, 0) < 0 && errno != ENOENT)
+		return sg_failed(t, errno);
+	snprintf(p, sizeof(p), "%d/fd", (int)t->creds.tgid);
+	if (fstatat(root, p, &proc, 0) < 0 && errno != ENOENT)
+		return sg_failed(t, errno);
+	/* Looked up by number: prove the numbers were still the caller's. */
+	r = sg_target_valid(t);
+	if (r < 0)
+		return r;
+	if (proc.st_ino && dir->st_dev == proc.st_dev && dir->st_ino == proc.st_ino)
+		return SG_TABLE_PROCESS;
+	if ((thr.st_ino && dir->st_dev == thr.st_dev && dir->st_ino == thr.st_ino) ||
+	    (task.st_ino && dir->st_dev == task.st_dev && dir->st_ino == task.st_ino))
+		return SG_TABLE_THREAD;
+	return 0;
 }
 
 /* The caller's working directory (per thread: CLONE_FS may differ). */
