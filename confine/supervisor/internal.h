@@ -28,6 +28,9 @@
 
 #include "confine/supervisor/supervisor.h"
 
+/* fchmodat2 (Linux 6.6): the same number on x86_64 and the generic table. */
+#define SG_SYS_fchmodat2 452
+
 /* The kernel's own limit on symbolic links followed in one lookup. */
 #define SG_MAXSYMLINKS 40
 /* Levels the upward walk may climb before it gives up and refuses. */
@@ -92,6 +95,17 @@ struct sg_sup_root {
 	int fd;       /* our duplicate: keeps the inode, and its number, alive */
 };
 
+/*
+ * A task served recently, with what we opened for it kept open (target.c,
+ * "Tasks kept open"): its /proc/TID, its status file and its pidfd.
+ */
+#define SG_TASKS 16
+struct sg_task {
+	pid_t tid;             /* 0: a free slot */
+	int proc, status, pidfd;
+	unsigned long used;    /* the supervisor's count when last used */
+};
+
 struct sg_supervisor {
 	int listener;
 	uint32_t arch;
@@ -113,11 +127,18 @@ struct sg_supervisor {
 	 * step can be spelled "/proc/<its tgid>" here (resolve.c).
 	 */
 	bool proc_ours;
+	bool fchmodat2_empty;  /* fchmodat2(fd, "", AT_EMPTY_PATH) works (6.6) */
+	struct sg_task tasks[SG_TASKS];
+	char *status_buf;      /* SG_STATUS_MAX + 1 bytes: one task's status */
 };
+
+/* /proc/PID/status is ~1.5 KiB; a huge Groups: line is the only way past this. */
+#define SG_STATUS_MAX ((size_t)64 * 1024)
 
 /* The task whose call is being handled. */
 struct sg_target {
 	const struct sg_supervisor *s;
+	struct sg_task *task;  /* owns proc and pidfd when set */
 	uint64_t id;
 	pid_t tid;
 	int proc;              /* /proc/TID, O_PATH: pins that task's pid */
@@ -168,8 +189,9 @@ static inline const char *sg_fd_path(char buf[SG_FD_PATH_MAX], int fd)
 }
 
 /* target.c */
-int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
+int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 		   uint64_t id, pid_t tid);
+void sg_tasks_free(struct sg_supervisor *s);
 void sg_target_close(struct sg_target *t);
 int sg_target_valid(struct sg_target *t);
 int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
@@ -184,6 +206,7 @@ int sg_target_fd_table(struct sg_target *t, const struct stat *dir);
 int sg_target_cwd(struct sg_target *t);
 int sg_target_view(struct sg_target *t, struct sg_view *v);
 int sg_creds_read(int proc_fd, struct sg_creds *c);
+int sg_creds_pread(int status_fd, char *buf, struct sg_creds *c);
 int sg_view_read(int proc_fd, struct sg_view *v);
 bool sg_creds_no_more_than(const struct sg_creds *self,
 			   const struct sg_creds *step, bool same_userns);

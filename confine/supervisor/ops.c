@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -206,6 +207,10 @@ static int sg_do_chmod(struct sg_job *j)
 	 */
 	if (j->fd_call)
 		return sg_result(j, fchmod(j->obj.fd, mode));
+	/* The same inode, without the lookup through procfs (6.6). */
+	if (j->t->s->fchmodat2_empty)
+		return sg_result(j, (int)syscall(SG_SYS_fchmodat2, j->obj.fd, "",
+						 mode, AT_EMPTY_PATH));
 	return sg_result(j, chmod(sg_fd_path(p, j->obj.fd), mode));
 }
 

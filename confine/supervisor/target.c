@@ -3,12 +3,16 @@
  * stepguard supervisor — reading the step's state.
  *
  * Everything the supervisor learns about the calling task (its memory, its
- * descriptors, its working directory, its credentials) is read here, and
- * every read is followed by SECCOMP_IOCTL_NOTIF_ID_VALID.  A pid names a
- * task only while that task lives; the notification stays valid only while
- * the task waits in the notified call.  So "still valid after the read"
- * proves the read was of the task that made the call, not of a task that
- * got its pid number after it died.
+ * descriptors, its working directory, its credentials) is read here.  A
+ * pid names a task only while that task lives; the notification stays
+ * valid only while the task waits in the notified call.  So every read or
+ * open by number (/proc/TID, pidfd_open, process_vm_readv) is followed by
+ * SECCOMP_IOCTL_NOTIF_ID_VALID before what it gave is used: "still valid
+ * after the read" proves the read was of the task that made the call, not
+ * of a task that got its pid number after it died.  Reads through a
+ * descriptor so proved (t->proc, a pidfd) need no check of their own: the
+ * descriptor holds the task's struct pid, and reads through it fail once
+ * that task is gone.
  *
  * Failures of our own (no ptrace access to the task, /proc unreadable) are
  * recorded in t->failed and reported as -EPERM; the caller answers the step
@@ -36,9 +40,6 @@
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
-
-/* /proc/PID/status is ~1.5 KiB; a huge Groups: line is the only way past this. */
-#define SG_STATUS_MAX ((size_t)64 * 1024)
 
 int sg_target_valid(struct sg_target *t)
 {
@@ -68,9 +69,66 @@ static int sg_failed(struct sg_target *t, int err)
 	return -EPERM;
 }
 
-int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
+/* ---- tasks kept open --------------------------------------------------- */
+
+static void sg_task_drop(struct sg_task *e)
+{
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	if (e->status >= 0)
+		close(e->status);
+	if (e->proc >= 0)
+		close(e->proc);
+	memset(e, 0, sizeof(*e));
+	e->proc = e->status = e->pidfd = -1;
+}
+
+void sg_tasks_free(struct sg_supervisor *s)
+{
+	for (size_t i = 0; i < SG_TASKS; i++)
+		if (s->tasks[i].tid)
+			sg_task_drop(&s->tasks[i]);
+}
+
+/* The slot of tid, or NULL; *lru: a free slot, else the least recently used. */
+static struct sg_task *sg_task_find(struct sg_supervisor *s, pid_t tid,
+				    struct sg_task **lru)
+{
+	*lru = &s->tasks[0];
+	for (size_t i = 0; i < SG_TASKS; i++) {
+		struct sg_task *e = &s->tasks[i];
+
+		if (e->tid == tid)
+			return e;
+		if ((*lru)->tid && (!e->tid || e->used < (*lru)->used))
+			*lru = e;
+	}
+	return NULL;
+}
+
+/*
+ * Open what we read a task through, or take it from the tasks kept open.
+ *
+ * Opening /proc/TID, its status and (later) a pidfd costs most of a
+ * notification's own work, and a step makes its calls from few tasks, so
+ * the last SG_TASKS tasks keep theirs open.  That is sound because each
+ * descriptor holds that task's struct pid, whose number never changes: a
+ * read through it succeeds only while that task exists (procfs answers
+ * ESRCH once it is reaped), and while it exists no other task can have its
+ * number.  So when a read through a kept descriptor succeeds and the call
+ * is still valid afterwards, the task read is the caller: the caller held
+ * that number the whole time, as the kept task did when it was read.  A
+ * read that fails drops the slot and opens afresh: the task is gone, and
+ * the number may now be the caller's.
+ *
+ * Fresh or kept, one SECCOMP_IOCTL_NOTIF_ID_VALID after the status read
+ * covers the open by number too: a valid id at that point proves the caller
+ * was alive, and so the owner of its number, since the notification.
+ */
+int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 		   uint64_t id, pid_t tid)
 {
+	struct sg_task *e, *lru;
 	char p[32];
 	int r;
 
@@ -78,39 +136,62 @@ int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
 	t->s = s;
 	t->id = id;
 	t->tid = tid;
-	t->pidfd = t->pidfd_proc = -1;
+	t->proc = t->pidfd = t->pidfd_proc = -1;
 	t->creds.tgid = tid;
 
-	/*
-	 * /proc/TID works for any thread, leader or not.  The directory fd
-	 * holds a reference to that task's pid: once the task is gone, reads
-	 * through it fail instead of reaching a newer task with the same
-	 * number.  Checking validity once after opening it ties every later
-	 * read through it to the caller.
-	 */
-	snprintf(p, sizeof(p), "/proc/%d", (int)tid);
-	t->proc = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (t->proc < 0)
-		return sg_failed(t, errno);
-	r = sg_target_valid(t);
-	if (r < 0)
-		return r;
-
-	r = sg_creds_read(t->proc, &t->creds);
-	if (r < 0)
-		return sg_failed(t, -r);
+	e = sg_task_find(s, tid, &lru);
+	if (e && sg_creds_pread(e->status, s->status_buf, &t->creds) < 0) {
+		sg_task_drop(e);
+		lru = e;
+		e = NULL;
+	}
+	if (!e) {
+		e = lru;
+		if (e->tid)
+			sg_task_drop(e);
+		else
+			e->proc = e->status = e->pidfd = -1;
+		/*
+		 * /proc/TID works for any thread, leader or not, and the
+		 * directory holds that task's struct pid (see above).
+		 */
+		snprintf(p, sizeof(p), "/proc/%d", (int)tid);
+		e->proc = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (e->proc < 0)
+			return sg_failed(t, errno);
+		e->status = openat(e->proc, "status", O_RDONLY | O_CLOEXEC);
+		if (e->status < 0) {
+			r = errno;
+			sg_task_drop(e);
+			return sg_failed(t, r);
+		}
+		e->tid = tid;
+		r = sg_creds_pread(e->status, s->status_buf, &t->creds);
+		if (r < 0) {
+			sg_task_drop(e);
+			return sg_failed(t, -r);
+		}
+	}
+	e->used = s->count;
+	t->task = e;
+	t->proc = e->proc;
+	t->pidfd = e->pidfd;
 	return sg_target_valid(t);
 }
 
 void sg_target_close(struct sg_target *t)
 {
-	if (t->pidfd >= 0)
-		close(t->pidfd);
+	/* A kept task's descriptors stay with it (sg_target_open()). */
+	if (!t->task) {
+		if (t->pidfd >= 0)
+			close(t->pidfd);
+		if (t->proc >= 0)
+			close(t->proc);
+	}
 	if (t->pidfd_proc >= 0)
 		close(t->pidfd_proc);
-	if (t->proc >= 0)
-		close(t->proc);
 	t->pidfd = t->pidfd_proc = t->proc = -1;
+	t->task = NULL;
 }
 
 /*
@@ -218,6 +299,8 @@ static int sg_target_pidfd(struct sg_target *t)
 	if (fd < 0)
 		return sg_failed(t, -fd);
 	t->pidfd = fd;
+	if (t->task)
+		t->task->pidfd = fd; /* kept with the task from now on */
 	/* Now the pidfd is bound to a task; prove it is the caller. */
 	r = sg_target_valid(t);
 	return r;
@@ -386,14 +469,13 @@ static int sg_status_nth(const char *text, const char *key, int n, int base,
 	return 0;
 }
 
+static int sg_creds_parse(char *text, struct sg_creds *c);
+
+/* At start, for ourselves: the same parse, from a buffer of its own. */
 int sg_creds_read(int proc_fd, struct sg_creds *c)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int fd = -1;
-	unsigned long long v;
-	const char *g;
-	size_t len = 0;
-	int r;
 
 	fd = openat(proc_fd, "status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -401,8 +483,20 @@ int sg_creds_read(int proc_fd, struct sg_creds *c)
 	text = malloc(SG_STATUS_MAX + 1);
 	if (!text)
 		return -ENOMEM;
+	return sg_creds_pread(fd, text, c);
+}
+
+/*
+ * Read a status file from its start (procfs makes it afresh for a read at
+ * offset 0, so a descriptor kept open reads the task as it is now) into
+ * buf, SG_STATUS_MAX + 1 bytes, and parse it.
+ */
+int sg_creds_pread(int status_fd, char *buf, struct sg_creds *c)
+{
+	size_t len = 0;
+
 	for (;;) {
-		ssize_t n = read(fd, text + len, SG_STATUS_MAX - len);
+		ssize_t n = pread(status_fd, buf + len, SG_STATUS_MAX - len, (off_t)len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -414,7 +508,15 @@ int sg_creds_read(int proc_fd, struct sg_creds *c)
 		if (len == SG_STATUS_MAX)
 			return -E2BIG;
 	}
-	text[len] = '\0';
+	buf[len] = '\0';
+	return sg_creds_parse(buf, c);
+}
+
+static int sg_creds_parse(char *text, struct sg_creds *c)
+{
+	unsigned long long v;
+	const char *g;
+	int r;
 
 	memset(c, 0, sizeof(*c));
 	/* Field 4 of Uid:/Gid: is the file-system id, which file access uses. */
@@ -451,13 +553,15 @@ int sg_creds_read(int proc_fd, struct sg_creds *c)
 	return 0;
 }
 
+/*
+ * Read through t->proc only, which sg_target_open() proved is the caller's:
+ * no validity check of its own is needed.
+ */
 int sg_target_view(struct sg_target *t, struct sg_view *v)
 {
 	int r = sg_view_read(t->proc, v);
 
-	if (r < 0)
-		return sg_failed(t, -r);
-	return sg_target_valid(t);
+	return r < 0 ? sg_failed(t, -r) : 0;
 }
 
 int sg_view_read(int proc_fd, struct sg_view *v)
