@@ -47,6 +47,7 @@ enum sg_kind {
 	SG_K_TRUNCATE,
 	SG_K_OPEN,
 	SG_K_EXEC,          /* only in a ruling step (sg_supervisor_add_exec_rules()) */
+	SG_K_SETGROUPS,     /* only noted, then continued (sg_supervisor_handle()) */
 };
 
 enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
@@ -103,7 +104,9 @@ struct sg_sup_root {
 struct sg_task {
 	pid_t tid;             /* 0: a free slot */
 	int proc, status, pidfd;
+	bool thread_pidfd;     /* pidfd is the thread's own (PIDFD_THREAD) */
 	unsigned long used;    /* the supervisor's count when last used */
+	struct sg_creds creds; /* as last read; groups from its status */
 };
 
 struct sg_supervisor {
@@ -128,6 +131,8 @@ struct sg_supervisor {
 	 */
 	bool proc_ours;
 	bool fchmodat2_empty;  /* fchmodat2(fd, "", AT_EMPTY_PATH) works (6.6) */
+	bool pidfd_info;       /* PIDFD_GET_INFO gives a task's ids (6.13) */
+	bool groups_changed;   /* a task of the step called setgroups(2) */
 	struct sg_task tasks[SG_TASKS];
 	char *status_buf;      /* SG_STATUS_MAX + 1 bytes: one task's status */
 };
@@ -204,10 +209,15 @@ int sg_target_getfd_proc(struct sg_target *t, int fd);
 #define SG_TABLE_PROCESS 2
 int sg_target_fd_table(struct sg_target *t, const struct stat *dir);
 int sg_target_cwd(struct sg_target *t);
-int sg_target_view(struct sg_target *t, struct sg_view *v);
+int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what);
+int sg_target_umask(struct sg_target *t, mode_t *mask);
+bool sg_pidfd_info_works(void);
 int sg_creds_read(int proc_fd, struct sg_creds *c);
 int sg_creds_pread(int status_fd, char *buf, struct sg_creds *c);
-int sg_view_read(int proc_fd, struct sg_view *v);
+/* sg_view_read(): the root always; these on request */
+#define SG_VIEW_MNT  (1u << 0)
+#define SG_VIEW_USER (1u << 1)
+int sg_view_read(int proc_fd, struct sg_view *v, unsigned int what);
 bool sg_creds_no_more_than(const struct sg_creds *self,
 			   const struct sg_creds *step, bool same_userns);
 

@@ -157,6 +157,10 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 		const struct sg_call *c = &sg_calls[i];
 		int nr;
 
+		/*
+		 * setgroups is among these: not judged, only noted, so the
+		 * supervisor knows when a task's groups may have changed.
+		 */
 		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC)
 			continue;
 		nr = seccomp_syscall_resolve_name(c->name);
@@ -457,7 +461,7 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		r = self < 0 ? -errno : sg_creds_read(self, &s->self);
 		if (r == 0)
-			r = sg_view_read(self, &s->view);
+			r = sg_view_read(self, &s->view, SG_VIEW_MNT | SG_VIEW_USER);
 	}
 	/* != 0, the same test as the steps above: no path reaches s->nr unset */
 	if (r != 0) {
@@ -468,6 +472,7 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 		s->nr[i] = seccomp_syscall_resolve_name(sg_calls[i].name);
 	s->proc_ours = sg_proc_is_ours();
 	s->fchmodat2_empty = sg_probe_fchmodat2_empty();
+	s->pidfd_info = sg_pidfd_info_works();
 	sg_sync_wake_up(listener);
 
 	s->listener = steal_fd(&listener);
@@ -520,10 +525,12 @@ static int sg_send(struct sg_supervisor *s, uint64_t id, const struct sg_reply *
 	/*
 	 * Never SECCOMP_USER_NOTIF_FLAG_CONTINUE for what we judge: a path
 	 * checked here and looked up again by the kernel can be swapped in
-	 * between.  The one exception is an exec of a ruling step, which no
-	 * process can perform for another: Landlock's EXECUTE right, decided
-	 * by the kernel on the file it opens, is what refuses it; we only
-	 * log the refusals we can see coming (sg_supervisor_add_exec_rules()).
+	 * between.  Two exceptions judge nothing.  An exec of a ruling step,
+	 * which no process can perform for another: Landlock's EXECUTE right,
+	 * decided by the kernel on the file it opens, is what refuses it; we
+	 * only log the refusals we can see coming
+	 * (sg_supervisor_add_exec_rules()).  And setgroups(2), which we only
+	 * note (sg_supervisor_handle()).
 	 */
 	resp->flags = rep->cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
 	if (rep->cont) { /* the kernel wants both zero with CONTINUE */
@@ -600,7 +607,16 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 				c = &sg_calls[i];
 
 	ret = 0;
-	if (!c) {
+	if (c && c->kind == SG_K_SETGROUPS) {
+		/*
+		 * Noted before the kernel runs it, so every call we handle
+		 * from now on reads the groups afresh (target.c,
+		 * sg_task_refresh()); the call itself is the kernel's to
+		 * judge, as it would be without us.
+		 */
+		s->groups_changed = true;
+		rep.cont = true;
+	} else if (!c) {
 		/*
 		 * Only our rules notify this listener; anything else is a bug
 		 * in the filter.  Refuse it, and say so.

@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -35,6 +36,20 @@
 #include <unistd.h>
 
 #include "lib/cleanup.h"
+
+/*
+ * Linux 6.13: PIDFD_GET_INFO, a task's ids through its pidfd.  The first
+ * version of the structure, which every later kernel still accepts.
+ */
+struct sg_pidfd_info {
+	uint64_t mask;
+	uint64_t cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define SG_PIDFD_GET_INFO _IOWR(0xFF, 11, struct sg_pidfd_info)
+#define SG_PIDFD_INFO_PID   1ULL
+#define SG_PIDFD_INFO_CREDS 2ULL
 
 /* Linux 6.9: a pidfd for one thread, whose descriptor table pidfd_getfd reads. */
 #ifndef PIDFD_THREAD
@@ -106,6 +121,72 @@ static struct sg_task *sg_task_find(struct sg_supervisor *s, pid_t tid,
 	return NULL;
 }
 
+static int sg_pidfd_open(pid_t pid, unsigned int flags)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Does PIDFD_GET_INFO answer with credentials here?  Asked of ourselves. */
+bool sg_pidfd_info_works(void)
+{
+	struct sg_pidfd_info info = { .mask = SG_PIDFD_INFO_PID | SG_PIDFD_INFO_CREDS };
+	_cleanup_close_ int fd = sg_pidfd_open(getpid(), 0);
+
+	return fd >= 0 && ioctl(fd, SG_PIDFD_GET_INFO, &info) == 0 &&
+	       (info.mask & SG_PIDFD_INFO_CREDS) && info.pid == (uint32_t)getpid();
+}
+
+/* The effective capabilities of thread tid (by number: checked after). */
+static int sg_cap_eff(pid_t tid, uint64_t *eff)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3,
+					      .pid = tid };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	*eff = (uint64_t)d[0].effective | (uint64_t)d[1].effective << 32;
+	return 0;
+}
+
+/*
+ * A kept task's credentials as they are now, into e->creds.
+ *
+ * The status file says everything, but procfs takes longer to write it
+ * than the rest of a notification's work.  Where the kernel has
+ * PIDFD_GET_INFO, the ids come through the kept pidfd (which, like
+ * /proc/TID, answers only while the task exists) and the effective
+ * capabilities from capget(2); what neither says is the supplementary
+ * groups.  Those change only through setgroups(2), which the filter sends
+ * here before the kernel runs it (sg_supervisor_handle() notes it, then
+ * continues it), so until a task of the step has called it, the groups
+ * read from the status file when this task was first seen are still its
+ * groups.  From the first setgroups on, the file is read on every call.
+ * The umask is read when a call needs it (sg_target_umask()).
+ */
+static int sg_task_refresh(const struct sg_supervisor *s, struct sg_task *e)
+{
+	struct sg_pidfd_info info = { .mask = SG_PIDFD_INFO_PID | SG_PIDFD_INFO_CREDS };
+	int r;
+
+	if (!s->pidfd_info || !e->thread_pidfd || s->groups_changed)
+		return sg_creds_pread(e->status, s->status_buf, &e->creds);
+	if (ioctl(e->pidfd, SG_PIDFD_GET_INFO, &info) < 0)
+		return -errno;
+	/* Its own number, in our namespace: else it is not the task we kept. */
+	if (!(info.mask & SG_PIDFD_INFO_CREDS) || info.pid != (uint32_t)e->tid)
+		return -ESRCH;
+	r = sg_cap_eff(e->tid, &e->creds.cap_eff);
+	if (r < 0)
+		return r;
+	e->creds.tgid = (pid_t)info.tgid;
+	e->creds.fsuid = (uid_t)info.fsuid;
+	e->creds.fsgid = (gid_t)info.fsgid;
+	return 0;
+}
+
 /*
  * Open what we read a task through, or take it from the tasks kept open.
  *
@@ -140,7 +221,7 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 	t->creds.tgid = tid;
 
 	e = sg_task_find(s, tid, &lru);
-	if (e && sg_creds_pread(e->status, s->status_buf, &t->creds) < 0) {
+	if (e && sg_task_refresh(s, e) < 0) {
 		sg_task_drop(e);
 		lru = e;
 		e = NULL;
@@ -166,16 +247,29 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 			return sg_failed(t, r);
 		}
 		e->tid = tid;
-		r = sg_creds_pread(e->status, s->status_buf, &t->creds);
+		r = sg_creds_pread(e->status, s->status_buf, &e->creds);
 		if (r < 0) {
 			sg_task_drop(e);
 			return sg_failed(t, -r);
+		}
+		/*
+		 * The thread's own pidfd now, for sg_task_refresh() next
+		 * time; where there is none (before 6.9) the status file it
+		 * is, and sg_target_pidfd() opens what pidfd_getfd needs.
+		 */
+		if (s->pidfd_info) {
+			r = sg_pidfd_open(tid, PIDFD_THREAD);
+			if (r >= 0) {
+				e->pidfd = r;
+				e->thread_pidfd = true;
+			}
 		}
 	}
 	e->used = s->count;
 	t->task = e;
 	t->proc = e->proc;
 	t->pidfd = e->pidfd;
+	t->creds = e->creds;
 	return sg_target_valid(t);
 }
 
@@ -268,13 +362,6 @@ int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 		got += (size_t)n;
 	}
 	return -ENAMETOOLONG;
-}
-
-static int sg_pidfd_open(pid_t pid, unsigned int flags)
-{
-	int fd = (int)syscall(SYS_pidfd_open, pid, flags);
-
-	return fd < 0 ? -errno : fd;
 }
 
 static int sg_target_pidfd(struct sg_target *t)
@@ -557,27 +644,61 @@ static int sg_creds_parse(char *text, struct sg_creds *c)
  * Read through t->proc only, which sg_target_open() proved is the caller's:
  * no validity check of its own is needed.
  */
-int sg_target_view(struct sg_target *t, struct sg_view *v)
+int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what)
 {
-	int r = sg_view_read(t->proc, v);
+	int r = sg_view_read(t->proc, v, what);
 
 	return r < 0 ? sg_failed(t, -r) : 0;
 }
 
-int sg_view_read(int proc_fd, struct sg_view *v)
+/*
+ * The caller's umask now: a task changes it without a system call we
+ * see, so it is read from the status file whenever a call needs it.
+ */
+int sg_target_umask(struct sg_target *t, mode_t *mask)
+{
+	struct sg_creds c;
+	int r;
+
+	if (!t->task) {
+		*mask = t->creds.umask;
+		return 0;
+	}
+	r = sg_creds_pread(t->task->status, t->s->status_buf, &c);
+	if (r < 0)
+		return sg_failed(t, -r);
+	*mask = c.umask;
+	return 0;
+}
+
+/*
+ * Where the task's paths start: its root (device, inode, mount id), and
+ * what else is asked: its mount namespace, its user namespace.  The mount namespace is read once,
+ * for ourselves, and never compared per call: the root's mount settles it.
+ * Mount ids of live mounts are unique on the machine, and a mount belongs
+ * to one namespace, so a task whose root is on our root's mount, at our
+ * root's inode, resolves every absolute path through our mount tree; a
+ * task that unshared its mount namespace has a copy of that mount, with an
+ * id of its own.  (Reading ns/mnt cost more than the rest of a call.)
+ */
+int sg_view_read(int proc_fd, struct sg_view *v, unsigned int what)
 {
 	struct statx sx;
 	struct stat st;
 
 	memset(v, 0, sizeof(*v));
-	if (fstatat(proc_fd, "ns/mnt", &st, 0) < 0)
-		return -errno;
-	v->mnt_dev = st.st_dev;
-	v->mnt_ino = st.st_ino;
-	if (fstatat(proc_fd, "ns/user", &st, 0) < 0)
-		return -errno;
-	v->user_dev = st.st_dev;
-	v->user_ino = st.st_ino;
+	if (what & SG_VIEW_MNT) {
+		if (fstatat(proc_fd, "ns/mnt", &st, 0) < 0)
+			return -errno;
+		v->mnt_dev = st.st_dev;
+		v->mnt_ino = st.st_ino;
+	}
+	if (what & SG_VIEW_USER) {
+		if (fstatat(proc_fd, "ns/user", &st, 0) < 0)
+			return -errno;
+		v->user_dev = st.st_dev;
+		v->user_ino = st.st_ino;
+	}
 	/* The mount id too: a bind mount of "/" has the same inode. */
 	if (statx(proc_fd, "root", 0, STATX_INO | STATX_MNT_ID, &sx) < 0)
 		return -errno;
