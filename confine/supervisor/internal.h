@@ -94,6 +94,7 @@ struct sg_sup_root {
 	bool dir;
 	bool device;
 	int fd;       /* our duplicate: keeps the inode, and its number, alive */
+	char *path;   /* a directory root's absolute path when we started, or NULL */
 };
 
 /*
@@ -107,6 +108,18 @@ struct sg_task {
 	bool thread_pidfd;     /* pidfd is the thread's own (PIDFD_THREAD) */
 	unsigned long used;    /* the supervisor's count when last used */
 	struct sg_creds creds; /* as last read; groups from its status */
+};
+
+/*
+ * Where the last object judged by its name was found, beneath which root
+ * (resolve.c, sg_judge_by_name()): a hint, verified on every use.
+ */
+struct sg_name_hint {
+	dev_t dev;
+	ino_t ino;
+	const struct sg_sup_root *root;
+	char dir[PATH_MAX];    /* relative to the root, "." for the root itself */
+	char base[NAME_MAX + 1];
 };
 
 struct sg_supervisor {
@@ -135,6 +148,7 @@ struct sg_supervisor {
 	bool groups_changed;   /* a task of the step called setgroups(2) */
 	struct sg_task tasks[SG_TASKS];
 	char *status_buf;      /* SG_STATUS_MAX + 1 bytes: one task's status */
+	struct sg_name_hint *hint;
 };
 
 /* /proc/PID/status is ~1.5 KiB; a huge Groups: line is the only way past this. */
@@ -165,6 +179,12 @@ struct sg_obj {
 	 */
 	bool own_link;
 	int hold;              /* keeps M open while fd refers to its link */
+	/*
+	 * The directory the last component was found in was reached from a
+	 * directory root with RESOLVE_BENEATH: it is beneath that root,
+	 * without a walk up (resolve.c, sg_resolve_path()).
+	 */
+	bool beneath;
 	struct stat st;
 	char name[NAME_MAX + 1];
 };

@@ -25,6 +25,7 @@
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -250,6 +251,84 @@ static int sg_proc_fd_link(struct sg_target *t, int parent, const char *name,
 }
 
 /*
+ * The directory root whose path (as it was when we started) p is or lies
+ * beneath, textually, and in *rest what follows it ("." for the root
+ * itself).  Only a shortcut: callers resolve *rest from the root's own
+ * descriptor with RESOLVE_BENEATH, which lands beneath it or fails.
+ */
+static const struct sg_sup_root *sg_root_prefix(const struct sg_supervisor *s,
+						const char *p, const char **rest)
+{
+	for (size_t i = 0; i < s->n_roots; i++) {
+		const struct sg_sup_root *r = &s->roots[i];
+		size_t n;
+
+		if (!r->path)
+			continue;
+		n = strlen(r->path);
+		if (strncmp(p, r->path, n) != 0 || (p[n] != '/' && p[n] != '\0'))
+			continue;
+		p += n;
+		while (*p == '/')
+			p++;
+		*rest = *p ? p : ".";
+		return r;
+	}
+	return NULL;
+}
+
+/* Does the root's path still name the root, as the step's lookup would find it? */
+static bool sg_root_still_at(const struct sg_sup_root *r)
+{
+	struct statx sx;
+
+	return statx(AT_FDCWD, r->path, 0, STATX_INO, &sx) == 0 &&
+	       makedev(sx.stx_dev_major, sx.stx_dev_minor) == r->dev && sx.stx_ino == r->ino;
+}
+
+static bool sg_is_dir_root_fd(const struct sg_supervisor *s, int fd);
+
+/*
+ * The directory part of a path, opened as the kernel would resolve it for
+ * the step; *beneath says it was reached from a directory root with
+ * RESOLVE_BENEATH, so it lies beneath that root and the decision needs no
+ * walk up.  That shortcut is taken when the start is known to be beneath a
+ * root (a relative path from the root itself, or from a directory already
+ * reached so), or for an absolute path under a root's path that still
+ * names that root, below the root itself (for the root, the walk up is
+ * one comparison).  Where RESOLVE_BENEATH refuses (EXDEV: a "..", or an
+ * absolute link, leading out of the start) the same lookup runs without
+ * it, and the walk decides.
+ */
+static int sg_open_dir(const struct sg_supervisor *s, int start, bool start_beneath,
+		       const char *dir, bool *beneath)
+{
+	const struct sg_sup_root *r = NULL;
+	const char *rel = dir;
+	int base = start, fd;
+
+	*beneath = false;
+	if (dir[0] == '/') {
+		base = AT_FDCWD;
+		r = sg_root_prefix(s, dir, &rel);
+		if (r && strcmp(rel, ".") != 0 && sg_root_still_at(r))
+			base = r->fd;
+		else
+			r = NULL;
+	}
+	if (r || (dir[0] != '/' && start_beneath)) {
+		fd = sg_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC,
+				RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		if (fd != -EXDEV) {
+			*beneath = fd >= 0;
+			return fd;
+		}
+	}
+	return sg_openat2(dir[0] == '/' ? AT_FDCWD : start, dir,
+			  O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
+}
+
+/*
  * Resolve the step's (dirfd, path) to an object, with the kernel's rules:
  * an absolute path starts at the root (checked equal to the step's before
  * we get here), a relative one at the step's dirfd or working directory.
@@ -272,7 +351,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 {
 	char buf[PATH_MAX];
 	_cleanup_close_ int start = -1;
-	bool must_dir = false;
+	bool must_dir = false, start_beneath = false;
 	int links = 0;
 
 	if (path[0] == '\0') {
@@ -292,6 +371,8 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 					  : sg_target_getfd(t, dirfd);
 		if (start < 0)
 			return start;
+		/* Tools work from the work directory: then no walk up is needed. */
+		start_beneath = sg_is_dir_root_fd(t->s, start);
 	}
 
 	for (;;) {
@@ -300,6 +381,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		char target[PATH_MAX];
 		struct statfs sf;
 		struct stat st;
+		bool beneath;
 		ssize_t n;
 		int fd, r;
 
@@ -307,17 +389,18 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		if (r < 0)
 			return r;
 		sg_split(buf, &dir, &last, &must_dir);
-		parent = sg_openat2(dir[0] == '/' ? AT_FDCWD : start, dir,
-				    O_PATH | O_DIRECTORY | O_CLOEXEC,
-				    RESOLVE_NO_MAGICLINKS);
+		parent = sg_open_dir(t->s, start, start_beneath, dir, &beneath);
 		if (parent < 0)
 			return parent;
 		if (!last) /* "/" */
 			return sg_obj_take(o, steal_fd(&parent));
-		if (sg_is_dot(last))
+		if (sg_is_dot(last)) {
+			/* "." is the directory itself; ".." may be above the root. */
+			o->beneath = beneath && strcmp(last, ".") == 0;
 			return sg_obj_take(o, sg_openat2(parent, last,
 							 O_PATH | O_DIRECTORY | O_CLOEXEC,
 							 RESOLVE_NO_MAGICLINKS));
+		}
 
 		fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				RESOLVE_NO_MAGICLINKS);
@@ -330,6 +413,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
 			o->parent = steal_fd(&parent);
 			o->exists = false;
+			o->beneath = beneath;
 			return 0;
 		}
 		if (fd < 0)
@@ -375,6 +459,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			o->fd = fd;
 			o->st = st;
 			o->exists = true;
+			o->beneath = beneath;
 			return 0;
 		}
 
@@ -397,6 +482,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			if (start >= 0)
 				close(start);
 			start = steal_fd(&parent);
+			start_beneath = beneath;
 		}
 	}
 }
@@ -414,6 +500,13 @@ static bool sg_is_dir_root(const struct sg_supervisor *s, const struct stat *st)
 		if (s->roots[i].dir && sg_same(st, s->roots[i].dev, s->roots[i].ino))
 			return true;
 	return false;
+}
+
+static bool sg_is_dir_root_fd(const struct sg_supervisor *s, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && sg_is_dir_root(s, &st);
 }
 
 /*
@@ -456,6 +549,35 @@ static int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
 	return 0;
 }
 
+/* The object's entry, looked up where the hint says, beneath its root. */
+static bool sg_hint_holds(const struct sg_supervisor *s, const struct sg_obj *o)
+{
+	const struct sg_name_hint *h = s->hint;
+	_cleanup_close_ int d = -1;
+	struct stat st;
+
+	if (!h || !h->root || !sg_same(&o->st, h->dev, h->ino))
+		return false;
+	d = sg_openat2(h->root->fd, h->dir, O_PATH | O_DIRECTORY | O_CLOEXEC,
+		       RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	return d >= 0 && fstatat(d, h->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       sg_same(&st, o->st.st_dev, o->st.st_ino);
+}
+
+static void sg_hint_keep(const struct sg_supervisor *s, const struct sg_obj *o,
+			 const struct sg_sup_root *r, const char *dir, const char *base)
+{
+	struct sg_name_hint *h = s->hint;
+
+	if (!h || strlen(dir) >= sizeof(h->dir) || strlen(base) >= sizeof(h->base))
+		return;
+	h->dev = o->st.st_dev;
+	h->ino = o->st.st_ino;
+	h->root = r;
+	strcpy(h->dir, dir); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+	strcpy(h->base, base); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+}
+
 /*
  * A non-directory reached through a descriptor: find the directory that
  * holds it.  /proc/self/fd/N names the path it was opened by; open that
@@ -480,6 +602,15 @@ static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *
 	 */
 	if (o->st.st_nlink == 0)
 		return 1;
+	/*
+	 * Tools change one file several times in a row (tar: fchown, fchmod,
+	 * futimens on the file it just wrote), and reading the name is the
+	 * dearest part.  Where the last name judged was, is looked at first,
+	 * and counts only if its entry is the object now: a hint, never a
+	 * cached answer.
+	 */
+	if (sg_hint_holds(s, o))
+		return 1;
 	n = readlink(sg_fd_path(link, o->fd), p, sizeof(p));
 	if (n < 0)
 		return -errno;
@@ -492,10 +623,32 @@ static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *
 
 	slash = strrchr(p, '/');
 	base = slash + 1;
+	*slash = '\0';
+	/*
+	 * Under a directory root's path: look for the entry from the root's
+	 * own descriptor, beneath it and without links.  Found there with the
+	 * object's identity, the object is in a directory beneath the root,
+	 * which is what the walk up would say.  Not found: the slow way.
+	 */
+	{
+		const char *rel;
+		const struct sg_sup_root *r = sg_root_prefix(s, slash == p ? "/" : p, &rel);
+
+		if (r) {
+			_cleanup_close_ int d = sg_openat2(r->fd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC,
+							   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+							   RESOLVE_NO_MAGICLINKS);
+
+			if (d >= 0 && fstatat(d, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    sg_same(&st, o->st.st_dev, o->st.st_ino)) {
+				sg_hint_keep(s, o, r, rel, base);
+				return 1;
+			}
+		}
+	}
 	if (slash == p)
 		parent = sg_openat2(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 	else {
-		*slash = '\0';
 		parent = sg_openat2(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC,
 				    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	}
@@ -526,6 +679,12 @@ int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
 {
 	/* Our own procfs link inode (sg_proc_fd_link()): no file changes. */
 	if (o->own_link)
+		return 1;
+	/*
+	 * Found in a directory reached beneath a directory root: the walk
+	 * up would end at that root.  A device there follows the directory.
+	 */
+	if (o->beneath)
 		return 1;
 	if (!o->exists)
 		return sg_dir_beneath(s, o->parent);

@@ -366,6 +366,23 @@ static int sg_take_roots(struct sg_supervisor *s, const struct sg_root *roots,
 		r->ino = st.st_ino;
 		r->dir = S_ISDIR(st.st_mode);
 		r->device = S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+		/*
+		 * A directory root's path, for resolving beneath it: only a
+		 * shortcut (resolve.c checks it still names the root, and
+		 * resolves from our descriptor), so a root we cannot name
+		 * just takes the walk up.
+		 */
+		if (r->dir) {
+			char link[SG_FD_PATH_MAX], p[PATH_MAX];
+			ssize_t len = readlink(sg_fd_path(link, r->fd), p, sizeof(p) - 1);
+
+			if (len > 0 && p[0] == '/') {
+				p[len] = '\0';
+				r->path = strdup(p);
+				if (!r->path)
+					return -ENOMEM;
+			}
+		}
 	}
 	return 0;
 }
@@ -448,7 +465,8 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 		r = sg_alloc_bufs(s);
 	if (r == 0) {
 		s->status_buf = malloc(SG_STATUS_MAX + 1);
-		if (!s->status_buf)
+		s->hint = calloc(1, sizeof(*s->hint));
+		if (!s->status_buf || !s->hint)
 			r = -ENOMEM;
 	}
 	if (r == 0) {
@@ -496,15 +514,18 @@ void sg_supervisor_free(struct sg_supervisor *s)
 		return;
 	if (s->listener >= 0)
 		close(s->listener);
-	for (size_t i = 0; i < s->n_roots; i++)
+	for (size_t i = 0; i < s->n_roots; i++) {
 		if (s->roots[i].fd >= 0)
 			close(s->roots[i].fd);
+		free(s->roots[i].path);
+	}
 	free(s->roots);
 	for (size_t i = 0; i < s->n_execs; i++)
 		close(s->execs[i].fd);
 	free(s->execs);
 	sg_tasks_free(s);
 	free(s->status_buf);
+	free(s->hint);
 	free(s->req);
 	free(s->resp);
 	free(s->nr);

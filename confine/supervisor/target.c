@@ -50,6 +50,8 @@ struct sg_pidfd_info {
 #define SG_PIDFD_GET_INFO _IOWR(0xFF, 11, struct sg_pidfd_info)
 #define SG_PIDFD_INFO_PID   1ULL
 #define SG_PIDFD_INFO_CREDS 2ULL
+/* Linux 6.11: a task's namespace, opened through its pidfd. */
+#define SG_PIDFD_GET_USER_NAMESPACE _IO(0xFF, 9)
 
 /* Linux 6.9: a pidfd for one thread, whose descriptor table pidfd_getfd reads. */
 #ifndef PIDFD_THREAD
@@ -393,21 +395,20 @@ static int sg_target_pidfd(struct sg_target *t)
 	return r;
 }
 
+/*
+ * Through a pidfd already proved to be the caller's (sg_target_pidfd(),
+ * sg_target_getfd_proc()): the descriptor comes from that task's table,
+ * no number is involved, so no validity check is needed after it.
+ */
 static int sg_getfd(struct sg_target *t, int pidfd, int fd)
 {
-	int r, nfd;
+	int nfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 
-	nfd = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 	if (nfd < 0) {
 		/* No such descriptor in the step: the kernel's answer too. */
 		if (errno == EBADF)
 			return -EBADF;
 		return sg_failed(t, errno);
-	}
-	r = sg_target_valid(t);
-	if (r < 0) {
-		close(nfd);
-		return r;
 	}
 	return nfd;
 }
@@ -646,8 +647,34 @@ static int sg_creds_parse(char *text, struct sg_creds *c)
  */
 int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what)
 {
-	int r = sg_view_read(t->proc, v, what);
+	bool user_done = false;
+	int r;
 
+	/*
+	 * The user namespace through the thread's pidfd (6.11), which opens
+	 * it without the lookup of /proc/TID/ns/user; where that fails for
+	 * any reason but the task's end, the lookup it is.
+	 */
+	if ((what & SG_VIEW_USER) && t->task && t->task->thread_pidfd) {
+		_cleanup_close_ int ns = ioctl(t->pidfd, SG_PIDFD_GET_USER_NAMESPACE, 0);
+		struct stat st;
+
+		if (ns < 0 && errno == ESRCH)
+			return sg_failed(t, ESRCH);
+		if (ns >= 0 && fstat(ns, &st) == 0) {
+			user_done = true;
+			what &= ~SG_VIEW_USER;
+		}
+		r = sg_view_read(t->proc, v, what);
+		if (r < 0)
+			return sg_failed(t, -r);
+		if (user_done) {
+			v->user_dev = st.st_dev;
+			v->user_ino = st.st_ino;
+		}
+		return 0;
+	}
+	r = sg_view_read(t->proc, v, what);
 	return r < 0 ? sg_failed(t, -r) : 0;
 }
 
