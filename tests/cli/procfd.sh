@@ -24,6 +24,7 @@
 # refusal of a step that never ran proves nothing.
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (and says why).
+# shellcheck disable=SC2016 # single-quoted scripts get their arguments as "$@"
 set -u
 export LC_ALL=C
 SG=${STEPGUARD:?set STEPGUARD to the binary under test}
@@ -95,8 +96,9 @@ except PermissionError as e:
 grep -q '^ran: lchmod outside' "$B/out.out" || bad "lchmod outside: the step never ran: $(head -3 "$B/out.out")"
 grep -q '^refused: 1$' "$B/out.out" || bad "lchmod outside was not refused with EPERM: $(cat "$B/out.out")"
 [ "$(stat -c %a "$B/out/f")" = 644 ] || bad "out/f has mode $(stat -c %a "$B/out/f"), want 644"
-grep -q '"chmod"' "$B/out.log" 2>/dev/null && grep -qF "$B/out/f" "$B/out.log" ||
+if ! grep -q '"chmod"' "$B/out.log" 2>/dev/null || ! grep -qF "$B/out/f" "$B/out.log"; then
 	bad "lchmod outside: no chmod record naming $B/out/f in the log: $(cat "$B/out.log" 2>/dev/null)"
+fi
 
 # ---- 4. another process's /proc/PID/fd/N ----------------------------------------
 (cd "$B/work" && "$SG" -q --log "$B/other.log" -- sh -c '
