@@ -647,6 +647,7 @@ static int sg_creds_parse(char *text, struct sg_creds *c)
  */
 int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what)
 {
+	struct stat user = { 0 };
 	bool user_done = false;
 	int r;
 
@@ -657,25 +658,22 @@ int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what)
 	 */
 	if ((what & SG_VIEW_USER) && t->task && t->task->thread_pidfd) {
 		_cleanup_close_ int ns = ioctl(t->pidfd, SG_PIDFD_GET_USER_NAMESPACE, 0);
-		struct stat st;
 
 		if (ns < 0 && errno == ESRCH)
 			return sg_failed(t, ESRCH);
-		if (ns >= 0 && fstat(ns, &st) == 0) {
+		if (ns >= 0 && fstat(ns, &user) == 0) {
 			user_done = true;
 			what &= ~SG_VIEW_USER;
 		}
-		r = sg_view_read(t->proc, v, what);
-		if (r < 0)
-			return sg_failed(t, -r);
-		if (user_done) {
-			v->user_dev = st.st_dev;
-			v->user_ino = st.st_ino;
-		}
-		return 0;
 	}
 	r = sg_view_read(t->proc, v, what);
-	return r < 0 ? sg_failed(t, -r) : 0;
+	if (r < 0)
+		return sg_failed(t, -r);
+	if (user_done) {
+		v->user_dev = user.st_dev;
+		v->user_ino = user.st_ino;
+	}
+	return 0;
 }
 
 /*
@@ -684,7 +682,7 @@ int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what)
  */
 int sg_target_umask(struct sg_target *t, mode_t *mask)
 {
-	struct sg_creds c;
+	struct sg_creds c = { 0 };
 	int r;
 
 	if (!t->task) {
