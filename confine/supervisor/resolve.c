@@ -25,6 +25,7 @@
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ int sg_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
 void sg_obj_init(struct sg_obj *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->fd = o->parent = -1;
+	o->fd = o->parent = o->hold = -1;
 }
 
 void sg_obj_close(struct sg_obj *o)
@@ -54,7 +55,9 @@ void sg_obj_close(struct sg_obj *o)
 		close(o->fd);
 	if (o->parent >= 0)
 		close(o->parent);
-	o->fd = o->parent = -1;
+	if (o->hold >= 0)
+		close(o->hold);
+	o->fd = o->parent = o->hold = -1;
 }
 
 static int sg_obj_take(struct sg_obj *o, int fd)
@@ -114,6 +117,217 @@ static void sg_split(char *path, const char **dir, const char **last,
 	}
 }
 
+/* procfs gives its root directory this inode number (PROC_ROOT_INO). */
+#define SG_PROC_ROOT_INO 1
+
+static bool sg_is_proc_root(int fd)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC &&
+	       fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_ino == SG_PROC_ROOT_INO;
+}
+
+/* If p starts with the component word (then "/" or the end), what follows it. */
+static const char *sg_after_component(const char *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(p, word, n) != 0 || (p[n] != '/' && p[n] != '\0'))
+		return NULL;
+	return p + n;
+}
+
+/*
+ * "self" and "thread-self" in the root of procfs are symbolic links that
+ * procfs computes for whoever follows them: followed here, they would name
+ * stepguard, which is a different process.  So spell them for the caller,
+ * as the kernel would for it: "self" is its process (TGID), "thread-self"
+ * TGID/task/TID.  Two forms are recognised: an absolute path starting
+ * /proc/self or /proc/thread-self when /proc is the procfs of our pid
+ * namespace (the numbers the kernel gives us are of that namespace), and
+ * a relative one starting with either word from a start directory that is
+ * the root of a procfs.  Any other way to those links (/dev/fd, /dev/stdin,
+ * a symbolic link to /proc/self in a directory part) is followed by
+ * openat2 here, names stepguard, and is refused further on.  buf is
+ * rewritten in place; 0 or -ENAMETOOLONG.
+ */
+static int sg_proc_self(struct sg_target *t, int start, char buf[PATH_MAX])
+{
+	char out[PATH_MAX];
+	const char *p = buf, *rest;
+	size_t head;
+	int n;
+
+	if (buf[0] == '/') {
+		if (!t->s->proc_ours)
+			return 0;
+		while (*p == '/')
+			p++;
+		if (!(rest = sg_after_component(p, "proc")))
+			return 0;
+		p = rest;
+		while (*p == '/')
+			p++;
+	}
+	rest = sg_after_component(p, "self");
+	if (!rest && !(rest = sg_after_component(p, "thread-self")))
+		return 0;
+	if (buf[0] == '/') {
+		_cleanup_close_ int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (proc < 0 || !sg_is_proc_root(proc))
+			return 0;
+	} else if (start < 0 || !sg_is_proc_root(start)) {
+		return 0;
+	}
+	head = (size_t)(p - buf);
+	if (p[0] == 's')
+		n = snprintf(out, sizeof(out), "%.*s%d%s", (int)head, buf,
+			     (int)t->creds.tgid, rest);
+	else
+		n = snprintf(out, sizeof(out), "%.*s%d/task/%d%s", (int)head, buf,
+			     (int)t->creds.tgid, (int)t->tid, rest);
+	if (n < 0 || (size_t)n >= sizeof(out))
+		return -ENAMETOOLONG;
+	memcpy(buf, out, (size_t)n + 1);
+	return 0;
+}
+
+/*
+ * The last component is a symbolic link on procfs.  The kernel follows a
+ * /proc/.../fd/N link to the object descriptor N of that table refers to
+ * (a "magic" link: no path is looked up), so we can do the same only where
+ * we can take that descriptor: in the caller's own tables
+ * (sg_target_fd_table()).  There, N is taken from the step with
+ * pidfd_getfd() and decided exactly like an fd-based call.  Every other
+ * link on procfs (another process's fd, cwd, root, exe, map_files, and
+ * stepguard's own, which "/proc/self" became if it reached us unrewritten)
+ * is refused with ELOOP, as RESOLVE_NO_MAGICLINKS answers.
+ *
+ * A call that does not follow its last link acts, in the kernel, on the
+ * link itself: an inode of procfs, of the caller's own, in no directory
+ * tree (there lchown and utimensat succeed, chmod says EOPNOTSUPP and
+ * xattrs EPERM).  We act on our own link to the same descriptor, which is
+ * the same kind of inode, so the kernel gives the same answers, and
+ * nothing of the step's, nor any file, changes.
+ */
+static int sg_proc_fd_link(struct sg_target *t, int parent, const char *name,
+			   bool follow, struct sg_obj *o)
+{
+	char p[SG_FD_PATH_MAX];
+	struct stat pst;
+	char *end;
+	long n;
+	int table, fd;
+
+	if (fstat(parent, &pst) < 0)
+		return -errno;
+	table = sg_target_fd_table(t, &pst);
+	if (table < 0)
+		return table;
+	if (table == 0)
+		return -ELOOP;
+	/* procfs names its descriptors in plain decimal; anything else is no fd. */
+	errno = 0;
+	n = strtol(name, &end, 10);
+	if (errno || end == name || *end || n < 0 || n > INT32_MAX)
+		return -ELOOP;
+	fd = table == SG_TABLE_PROCESS ? sg_target_getfd_proc(t, (int)n)
+				       : sg_target_getfd(t, (int)n);
+	/* Closed since we saw its entry: the kernel would not find it either. */
+	if (fd == -EBADF)
+		return -ENOENT;
+	if (fd < 0)
+		return fd;
+	if (follow)
+		return sg_obj_take(o, fd);
+	o->hold = fd;
+	o->own_link = true;
+	return sg_obj_take(o, sg_openat2(AT_FDCWD, sg_fd_path(p, fd),
+					 O_PATH | O_NOFOLLOW | O_CLOEXEC, 0));
+}
+
+/*
+ * The directory root whose path (as it was when we started) p is or lies
+ * beneath, textually, and in *rest what follows it ("." for the root
+ * itself).  Only a shortcut: callers resolve *rest from the root's own
+ * descriptor with RESOLVE_BENEATH, which lands beneath it or fails.
+ */
+static const struct sg_sup_root *sg_root_prefix(const struct sg_supervisor *s,
+						const char *p, const char **rest)
+{
+	for (size_t i = 0; i < s->n_roots; i++) {
+		const struct sg_sup_root *r = &s->roots[i];
+		size_t n;
+
+		if (!r->path)
+			continue;
+		n = strlen(r->path);
+		if (strncmp(p, r->path, n) != 0 || (p[n] != '/' && p[n] != '\0'))
+			continue;
+		p += n;
+		while (*p == '/')
+			p++;
+		*rest = *p ? p : ".";
+		return r;
+	}
+	return NULL;
+}
+
+/* Does the root's path still name the root, as the step's lookup would find it? */
+static bool sg_root_still_at(const struct sg_sup_root *r)
+{
+	struct statx sx;
+
+	return statx(AT_FDCWD, r->path, 0, STATX_INO, &sx) == 0 &&
+	       makedev(sx.stx_dev_major, sx.stx_dev_minor) == r->dev && sx.stx_ino == r->ino;
+}
+
+static bool sg_is_dir_root_fd(const struct sg_supervisor *s, int fd);
+
+/*
+ * The directory part of a path, opened as the kernel would resolve it for
+ * the step; *beneath says it was reached from a directory root with
+ * RESOLVE_BENEATH, so it lies beneath that root and the decision needs no
+ * walk up.  That shortcut is taken when the start is known to be beneath a
+ * root (a relative path from the root itself, or from a directory already
+ * reached so), or for an absolute path under a root's path that still
+ * names that root, below the root itself (for the root, the walk up is
+ * one comparison).  Where RESOLVE_BENEATH refuses (EXDEV: a "..", or an
+ * absolute link, leading out of the start) the same lookup runs without
+ * it, and the walk decides.
+ */
+static int sg_open_dir(const struct sg_supervisor *s, int start, bool start_beneath,
+		       const char *dir, bool *beneath)
+{
+	const struct sg_sup_root *r = NULL;
+	const char *rel = dir;
+	int base = start, fd;
+
+	*beneath = false;
+	if (dir[0] == '/') {
+		base = AT_FDCWD;
+		r = sg_root_prefix(s, dir, &rel);
+		if (r && strcmp(rel, ".") != 0 && sg_root_still_at(r))
+			base = r->fd;
+		else
+			r = NULL;
+	}
+	if (r || (dir[0] != '/' && start_beneath)) {
+		fd = sg_openat2(base, rel, O_PATH | O_DIRECTORY | O_CLOEXEC,
+				RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		if (fd != -EXDEV) {
+			*beneath = fd >= 0;
+			return fd;
+		}
+	}
+	return sg_openat2(dir[0] == '/' ? AT_FDCWD : start, dir,
+			  O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
+}
+
 /*
  * Resolve the step's (dirfd, path) to an object, with the kernel's rules:
  * an absolute path starts at the root (checked equal to the step's before
@@ -128,15 +342,16 @@ static void sg_split(char *path, const char **dir, const char **last,
  *
  * Magic links (/proc/PID/fd/N, cwd, root, exe...) are refused with ELOOP:
  * openat2 refuses them in the directory part, and a link on procfs as the
- * last component is refused here, since even /proc/self would name the
- * supervisor, not the step.
+ * last component is refused by sg_proc_fd_link(), except the caller's own
+ * descriptors, which it takes from the step.  /proc/self is spelled for
+ * the caller first (sg_proc_self()), at the start and after every link.
  */
 int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		    unsigned int how, struct sg_obj *o)
 {
 	char buf[PATH_MAX];
 	_cleanup_close_ int start = -1;
-	bool must_dir = false;
+	bool must_dir = false, start_beneath = false;
 	int links = 0;
 
 	if (path[0] == '\0') {
@@ -156,6 +371,8 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 					  : sg_target_getfd(t, dirfd);
 		if (start < 0)
 			return start;
+		/* Tools work from the work directory: then no walk up is needed. */
+		start_beneath = sg_is_dir_root_fd(t->s, start);
 	}
 
 	for (;;) {
@@ -164,21 +381,26 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		char target[PATH_MAX];
 		struct statfs sf;
 		struct stat st;
+		bool beneath;
 		ssize_t n;
-		int fd;
+		int fd, r;
 
+		r = sg_proc_self(t, buf[0] == '/' ? -1 : start, buf);
+		if (r < 0)
+			return r;
 		sg_split(buf, &dir, &last, &must_dir);
-		parent = sg_openat2(dir[0] == '/' ? AT_FDCWD : start, dir,
-				    O_PATH | O_DIRECTORY | O_CLOEXEC,
-				    RESOLVE_NO_MAGICLINKS);
+		parent = sg_open_dir(t->s, start, start_beneath, dir, &beneath);
 		if (parent < 0)
 			return parent;
 		if (!last) /* "/" */
 			return sg_obj_take(o, steal_fd(&parent));
-		if (sg_is_dot(last))
+		if (sg_is_dot(last)) {
+			/* "." is the directory itself; ".." may be above the root. */
+			o->beneath = beneath && strcmp(last, ".") == 0;
 			return sg_obj_take(o, sg_openat2(parent, last,
 							 O_PATH | O_DIRECTORY | O_CLOEXEC,
 							 RESOLVE_NO_MAGICLINKS));
+		}
 
 		fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				RESOLVE_NO_MAGICLINKS);
@@ -191,6 +413,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
 			o->parent = steal_fd(&parent);
 			o->exists = false;
+			o->beneath = beneath;
 			return 0;
 		}
 		if (fd < 0)
@@ -200,6 +423,23 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 
 			close(fd);
 			return e;
+		}
+
+		/* A link on procfs is magic, or one we must not follow here. */
+		if (S_ISLNK(st.st_mode) && fstatfs(fd, &sf) < 0) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+		if (S_ISLNK(st.st_mode) && sf.f_type == PROC_SUPER_MAGIC) {
+			close(fd);
+			r = sg_proc_fd_link(t, parent, last, must_dir ||
+					    !(how & (SG_R_NOFOLLOW | SG_R_EXCL)), o);
+			if (r < 0)
+				return r;
+			if (must_dir && !S_ISDIR(o->st.st_mode))
+				return -ENOTDIR;
+			return 0;
 		}
 
 		/*
@@ -219,11 +459,11 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			o->fd = fd;
 			o->st = st;
 			o->exists = true;
+			o->beneath = beneath;
 			return 0;
 		}
 
-		if (++links > SG_MAXSYMLINKS ||
-		    fstatfs(fd, &sf) < 0 || sf.f_type == PROC_SUPER_MAGIC) {
+		if (++links > SG_MAXSYMLINKS) {
 			close(fd);
 			return -ELOOP;
 		}
@@ -242,6 +482,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			if (start >= 0)
 				close(start);
 			start = steal_fd(&parent);
+			start_beneath = beneath;
 		}
 	}
 }
@@ -259,6 +500,13 @@ static bool sg_is_dir_root(const struct sg_supervisor *s, const struct stat *st)
 		if (s->roots[i].dir && sg_same(st, s->roots[i].dev, s->roots[i].ino))
 			return true;
 	return false;
+}
+
+static bool sg_is_dir_root_fd(const struct sg_supervisor *s, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && sg_is_dir_root(s, &st);
 }
 
 /*
@@ -301,6 +549,35 @@ static int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
 	return 0;
 }
 
+/* The object's entry, looked up where the hint says, beneath its root. */
+static bool sg_hint_holds(const struct sg_supervisor *s, const struct sg_obj *o)
+{
+	const struct sg_name_hint *h = s->hint;
+	_cleanup_close_ int d = -1;
+	struct stat st;
+
+	if (!h || !h->root || !sg_same(&o->st, h->dev, h->ino))
+		return false;
+	d = sg_openat2(h->root->fd, h->dir, O_PATH | O_DIRECTORY | O_CLOEXEC,
+		       RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	return d >= 0 && fstatat(d, h->base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       sg_same(&st, o->st.st_dev, o->st.st_ino);
+}
+
+static void sg_hint_keep(const struct sg_supervisor *s, const struct sg_obj *o,
+			 const struct sg_sup_root *r, const char *dir, const char *base)
+{
+	struct sg_name_hint *h = s->hint;
+
+	if (!h || strlen(dir) >= sizeof(h->dir) || strlen(base) >= sizeof(h->base))
+		return;
+	h->dev = o->st.st_dev;
+	h->ino = o->st.st_ino;
+	h->root = r;
+	strcpy(h->dir, dir); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+	strcpy(h->base, base); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+}
+
 /*
  * A non-directory reached through a descriptor: find the directory that
  * holds it.  /proc/self/fd/N names the path it was opened by; open that
@@ -325,6 +602,15 @@ static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *
 	 */
 	if (o->st.st_nlink == 0)
 		return 1;
+	/*
+	 * Tools change one file several times in a row (tar: fchown, fchmod,
+	 * futimens on the file it just wrote), and reading the name is the
+	 * dearest part.  Where the last name judged was, is looked at first,
+	 * and counts only if its entry is the object now: a hint, never a
+	 * cached answer.
+	 */
+	if (sg_hint_holds(s, o))
+		return 1;
 	n = readlink(sg_fd_path(link, o->fd), p, sizeof(p));
 	if (n < 0)
 		return -errno;
@@ -337,10 +623,32 @@ static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *
 
 	slash = strrchr(p, '/');
 	base = slash + 1;
+	*slash = '\0';
+	/*
+	 * Under a directory root's path: look for the entry from the root's
+	 * own descriptor, beneath it and without links.  Found there with the
+	 * object's identity, the object is in a directory beneath the root,
+	 * which is what the walk up would say.  Not found: the slow way.
+	 */
+	{
+		const char *rel;
+		const struct sg_sup_root *r = sg_root_prefix(s, slash == p ? "/" : p, &rel);
+
+		if (r) {
+			_cleanup_close_ int d = sg_openat2(r->fd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC,
+							   RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+							   RESOLVE_NO_MAGICLINKS);
+
+			if (d >= 0 && fstatat(d, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    sg_same(&st, o->st.st_dev, o->st.st_ino)) {
+				sg_hint_keep(s, o, r, rel, base);
+				return 1;
+			}
+		}
+	}
 	if (slash == p)
 		parent = sg_openat2(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 	else {
-		*slash = '\0';
 		parent = sg_openat2(AT_FDCWD, p, O_PATH | O_DIRECTORY | O_CLOEXEC,
 				    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	}
@@ -369,6 +677,15 @@ static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *
 int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
 	     bool metadata)
 {
+	/* Our own procfs link inode (sg_proc_fd_link()): no file changes. */
+	if (o->own_link)
+		return 1;
+	/*
+	 * Found in a directory reached beneath a directory root: the walk
+	 * up would end at that root.  A device there follows the directory.
+	 */
+	if (o->beneath)
+		return 1;
 	if (!o->exists)
 		return sg_dir_beneath(s, o->parent);
 	if (S_ISDIR(o->st.st_mode))

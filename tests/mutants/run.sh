@@ -52,6 +52,7 @@ declare -A killer=(
 	[60-prebuilt-ignores-policy-deny]=test_seccomp
 	[61-prebuilt-without-supervisor-rules]=test_seccomp
 	[62-notify-gate-below-api-5]=test_seccomp
+	[48-proc-fd-of-another-process]=test_supervisor
 )
 
 # The VM rows that kill each VM-only mutant (result names in
