@@ -113,33 +113,14 @@ int sg_user_drop(const struct sg_user *u)
 	return 0;
 }
 
-static int set_var(char ***env, size_t *n, const char *name, const char *value)
-{
-	size_t len = strlen(name);
-	char *entry;
-
-	if (asprintf(&entry, "%s=%s", name, value) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < *n; i++)
-		if (strncmp((*env)[i], name, len) == 0 && (*env)[i][len] == '=') {
-			free((*env)[i]);
-			(*env)[i] = entry;
-			return 0;
-		}
-	(*env)[(*n)++] = entry;
-	(*env)[*n] = NULL;
-	return 0;
-}
-
 char **sg_user_env(const struct sg_user *u, char *const envp[])
 {
-	size_t n = 0, cap;
+	size_t n = 0;
 	char **env;
 
 	while (envp[n])
 		n++;
-	cap = n + 4;
-	env = calloc(cap, sizeof(*env));
+	env = calloc(n + 1, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -149,9 +130,9 @@ char **sg_user_env(const struct sg_user *u, char *const envp[])
 			return NULL;
 		}
 	}
-	if (u->drop && (set_var(&env, &n, "HOME", u->home) < 0 ||
-			set_var(&env, &n, "USER", u->name) < 0 ||
-			set_var(&env, &n, "LOGNAME", u->name) < 0)) {
+	if (u->drop && (sg_env_set(&env, "HOME", u->home) < 0 ||
+			sg_env_set(&env, "USER", u->name) < 0 ||
+			sg_env_set(&env, "LOGNAME", u->name) < 0)) {
 		sg_env_free(env);
 		return NULL;
 	}

@@ -74,6 +74,22 @@ static int report(FILE *f, const struct sg_plan *pl, const struct sg_roots *root
 				fputc('\n', f);
 			}
 		}
+		if (roots && pl->tmp.on) {
+			fprintf(f, "#   temporary directory: a new one under %s (base: %s), made at the start;"
+				   " TMPDIR, TMP, TEMP and TEMPDIR name it; ",
+				pl->tmp.base, pl->tmp.base_why);
+			if (pl->tmp.keep) {
+				fprintf(f, "kept at the end");
+				origin(f, &pl->tmp.origin);
+			} else {
+				fprintf(f, "removed at the end");
+			}
+			fputc('\n', f);
+		} else if (roots) {
+			fprintf(f, "# temporary directory: none");
+			origin(f, &pl->tmp.origin);
+			fprintf(f, "; TMPDIR and its kin are passed as they are\n");
+		}
 		if (scrub)
 			fprintf(f, "# ruling 1 (scrub): applies, %s is set\n", scrub);
 		else
@@ -159,7 +175,7 @@ int sg_check_run(FILE *f, const struct sg_plan *pl)
 	struct sg_confine *conf = NULL;
 	struct sg_error cerr = { 0 };
 	int cr = -1, status;
-	bool valid = pl->roots_r == 0 && pl->log_r == 0;
+	bool valid = pl->roots_r == 0 && pl->tmp_r == 0 && pl->log_r == 0;
 
 	if (pl->roots_r == 0 && pl->log_r < 0)
 		snprintf(err.msg, sizeof(err.msg), "%s",
@@ -179,7 +195,11 @@ int sg_check_run(FILE *f, const struct sg_plan *pl)
 								  pl->exec_restricted ? &pl->execs : NULL },
 					&cerr);
 	status = report(f, pl, valid ? &pl->roots : NULL,
-			pl->roots_r < 0 ? &pl->roots_err : pl->log_r < 0 ? &err : NULL, conf,
+			pl->roots_r < 0 ? &pl->roots_err
+			: pl->tmp_r < 0 ? &pl->tmp_err
+			: pl->log_r < 0 ? &err
+					: NULL,
+			conf,
 			valid && cr < 0 ? cerr.msg : NULL);
 	sg_confine_free(conf);
 	return status;

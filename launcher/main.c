@@ -94,9 +94,24 @@ static int run(struct sg_plan *pl)
 				pl->execs_r == -ENOMEM ? "out of memory" : pl->execs_err.msg);
 		return SG_EXIT_CONFINE;
 	}
+	if (pl->tmp_r < 0) {
+		sg_plan_print_error(&pl->tmp_err);
+		return SG_EXIT_USAGE;
+	}
 	if (pl->log_r < 0) {
 		fprintf(stderr, "stepguard: %s\n", pl->log_r == -ENOMEM ? "out of memory" : pl->log_msg);
 		return SG_EXIT_USAGE;
+	}
+	/* Last before the run, so that a step refused above leaves nothing behind. */
+	{
+		struct sg_error err = { 0 };
+
+		if (sg_plan_make_tmpdir(pl, &err) < 0) {
+			fprintf(stderr, "stepguard: %s; the step was not run\n", err.msg);
+			/* One made before the failure is removed: sg_step_run() would have. */
+			sg_tmpdir_remove(&pl->tmp, err.msg, sizeof(err.msg));
+			return SG_EXIT_CONFINE;
+		}
 	}
 	return sg_step_run(pl);
 }

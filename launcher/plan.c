@@ -28,6 +28,7 @@ int sg_plan_base(struct sg_plan *pl, const struct sg_options *o, char *const env
 	int r;
 
 	memset(pl, 0, sizeof(*pl));
+	pl->tmp.fd = pl->tmp.base_fd = -1; /* sg_plan_free() closes what is open */
 	pl->o = o;
 	sg_policy_init(&pl->policy);
 	r = sg_policy_load(o, envp, &pl->policy, &pl->sources, err);
@@ -76,8 +77,33 @@ void sg_plan_step(struct sg_plan *pl)
 	pl->roots_r = sg_roots_resolve(&pl->policy, pl->step, pl->o, pl->env, &pl->roots, err);
 	if (pl->roots_r < 0)
 		return;
+	pl->tmp_r = sg_tmpdir_plan(&pl->tmp, &pl->eff, pl->env, pl->roots.v[0].path, pl->user.uid,
+				   &pl->tmp_err);
+	if (pl->tmp_r < 0)
+		return;
 	/* A log the run would refuse is an invalid plan, for --check too. */
 	pl->log_r = sg_plan_log_path(pl, &pl->log_path, pl->log_msg, sizeof(pl->log_msg));
+}
+
+/* Every name a tool may read its temporary directory from. */
+static const char *const tmp_vars[] = { "TMPDIR", "TMP", "TEMP", "TEMPDIR" };
+
+int sg_plan_make_tmpdir(struct sg_plan *pl, struct sg_error *err)
+{
+	int r;
+
+	if (!pl->tmp.on)
+		return 0;
+	r = sg_tmpdir_make(&pl->tmp, pl->o->step, pl->user.uid, pl->user.gid, err);
+	if (r < 0)
+		return r;
+	r = sg_roots_add_made(&pl->roots, pl->tmp.fd, pl->tmp.path, "temporary directory");
+	for (size_t i = 0; r == 0 && i < sizeof(tmp_vars) / sizeof(tmp_vars[0]); i++)
+		r = sg_env_set(&pl->env, tmp_vars[i], pl->tmp.path);
+	if (r < 0)
+		snprintf(err->msg, sizeof(err->msg), "cannot set up the step's temporary directory %s: %s",
+			 pl->tmp.path, strerror(-r));
+	return r;
 }
 
 void sg_plan_free(struct sg_plan *pl)
@@ -87,6 +113,7 @@ void sg_plan_free(struct sg_plan *pl)
 	sg_env_free(pl->env);
 	sg_roots_free(&pl->roots);
 	sg_roots_free(&pl->execs);
+	sg_tmpdir_free(&pl->tmp);
 	sg_sources_free(&pl->sources);
 	sg_policy_free(&pl->policy);
 	memset(pl, 0, sizeof(*pl));

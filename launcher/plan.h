@@ -16,6 +16,7 @@
 #include "launcher/options.h"
 #include "launcher/policy_load.h"
 #include "launcher/roots.h"
+#include "launcher/tmpdir.h"
 #include "lib/error.h"
 #include "policy/policy.h"
 #include "policy/ruling.h"
@@ -50,6 +51,14 @@ struct sg_plan {
 	struct sg_roots execs;
 	int execs_r;                 /* 0, or -errno: they cannot be resolved (-ENOENT: no CLI) */
 	struct sg_error execs_err;
+	/*
+	 * The step's temporary directory (launcher/tmpdir.h): decided here,
+	 * made by sg_plan_make_tmpdir() just before the run, which adds it
+	 * to the roots and the environment.
+	 */
+	struct sg_tmpdir tmp;
+	int tmp_r;                   /* 0, or -errno: it cannot be had (with valid roots) */
+	struct sg_error tmp_err;
 	int log_r;                   /* 0, or -errno: the log path is invalid (with valid roots) */
 	char log_msg[512];           /* what to print when log_r < 0 (not -ENOMEM): an sg_error's msg */
 	char *log_path;              /* NULL: no log */
@@ -68,6 +77,13 @@ int sg_plan_base(struct sg_plan *pl, const struct sg_options *o, char *const env
  * the rest and the run refuses by the ruling first.
  */
 void sg_plan_step(struct sg_plan *pl);
+
+/*
+ * Make the step's temporary directory (when the plan has one), add it to
+ * the roots and point TMPDIR, TMP, TEMP and TEMPDIR at it.  Only the run
+ * calls this: --check makes nothing.  0 or -errno with ERR.
+ */
+int sg_plan_make_tmpdir(struct sg_plan *pl, struct sg_error *err);
 
 void sg_plan_free(struct sg_plan *pl);
 

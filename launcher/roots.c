@@ -177,9 +177,14 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 		const char *raw = writes[i]->path;
 		bool optional = raw[0] == '?';
 		_cleanup_free_ char *path = NULL;
-		char what[96], msg[256];
+		char what[160], msg[256];
 
-		snprintf(what, sizeof(what), "[writes] %s", writes[i]->label);
+		/* Named where it is written, so the fix of an error is found at once. */
+		if (writes[i]->step)
+			snprintf(what, sizeof(what), "[step:%s] write.%s", writes[i]->step,
+				 writes[i]->label);
+		else
+			snprintf(what, sizeof(what), "[writes] %s", writes[i]->label);
 		r = sg_expand(optional ? raw + 1 : raw, &vars, &path, msg, sizeof(msg));
 		if (r < 0) {
 			snprintf(err->file, sizeof(err->file), "%s", writes[i]->origin.file);
@@ -203,5 +208,28 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 		}
 	}
 	free(writes);
+	return 0;
+}
+
+int sg_roots_add_made(struct sg_roots *r, int dirfd, const char *path, const char *what)
+{
+	struct sg_root *e, *v = realloc(r->v, (r->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	r->v = v;
+	e = &v[r->n];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->what, sizeof(e->what), "%s", what);
+	/* The directory stepguard holds, not its name again: it was just made, and is new. */
+	e->fd = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (e->fd < 0)
+		return -errno;
+	r->n++;
+	e->is_dir = true;
+	e->given = strdup(path);
+	e->path = strdup(path);
+	if (!e->given || !e->path)
+		return -ENOMEM;
 	return 0;
 }

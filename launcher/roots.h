@@ -28,5 +28,11 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 		     struct sg_error *err);
 void sg_roots_free(struct sg_roots *r);
 
+/*
+ * Add a directory stepguard made itself (the step's temporary
+ * directory), by its descriptor DIRFD; PATH is for people.  0 or -errno.
+ */
+int sg_roots_add_made(struct sg_roots *r, int dirfd, const char *path, const char *what);
+
 
 #endif

@@ -142,6 +142,8 @@ static int started(void *ctx, pid_t pid)
 	if (getcwd(cwd, sizeof(cwd)))
 		json_object_object_add(rec, "cwd", sg_json_bytes(cwd));
 	json_object_object_add(rec, "roots", roots);
+	if (s->tmp.path)
+		json_object_object_add(rec, "tmpdir", sg_json_bytes(s->tmp.path));
 	json_object_object_add(rec, "policy_digest", json_object_new_string(st->digest));
 	json_object_object_add(rec, "mode", json_object_new_string(sg_mode_name(s->eff.mode)));
 	if (s->exec_restricted) {
@@ -216,6 +218,31 @@ static void start_line(const struct run_state *st)
 					s->roots.v[i].path, s->roots.v[i].what);
 }
 
+/*
+ * The step's temporary directory, when it has one, once the step ended.
+ * What cannot be removed is said, never left in silence; a kept one is
+ * named, since nothing else says where it is.  True if it is gone.
+ */
+static bool remove_tmpdir(const struct sg_plan *s)
+{
+	char msg[PATH_MAX + 256];
+
+	if (!s->tmp.path)
+		return false;
+	if (s->tmp.keep) {
+		if (!s->o->quiet)
+			fprintf(stderr, "stepguard: the step's temporary directory is kept: %s\n",
+				s->tmp.path);
+		return false;
+	}
+	if (sg_tmpdir_remove(&s->tmp, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, "stepguard: the step's temporary directory could not be removed: %s\n",
+			msg);
+		return false;
+	}
+	return true;
+}
+
 int sg_step_run(const struct sg_plan *s)
 {
 	struct run_state st;
@@ -272,8 +299,10 @@ int sg_step_run(const struct sg_plan *s)
 	if (st.pid > 0) {
 		json_object *rec = json_object_new_object();
 		struct sg_confine_end end;
+		bool removed;
 
 		sg_confine_finish(st.conf, denial, &st, &end);
+		removed = remove_tmpdir(s);
 		if (end.lost && !s->o->quiet)
 			fprintf(stderr, "stepguard: %llu refusals could not be logged (ring buffer full)\n",
 				(unsigned long long)end.lost);
@@ -301,10 +330,14 @@ int sg_step_run(const struct sg_plan *s)
 		if (end.has_misses)
 			json_object_object_add(rec, "recursion_misses",
 					       json_object_new_int64((int64_t)end.recursion_misses));
+		if (s->tmp.path)
+			json_object_object_add(rec, "tmpdir_removed", json_object_new_boolean(removed));
 		json_object_object_add(rec, "backend", json_object_new_string(backend_name(&st)));
 		json_object_object_add(rec, "policy_digest",
 				       json_object_new_string(st.digest));
 		sg_log_write(&st.log, "end", rec);
+	} else {
+		remove_tmpdir(s); /* the step never started: nothing of it to keep */
 	}
 out:
 	sg_confine_free(st.conf);

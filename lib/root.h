@@ -21,7 +21,7 @@ struct sg_root {
 	int fd;            /* O_PATH|O_CLOEXEC; -1: a "?" root that does not exist, skipped */
 	bool is_dir;
 	char *given;       /* as written (expanded), for --check */
-	char what[96];     /* "work directory", "--allow-write", "[writes] dev-null" */
+	char what[160];    /* "work directory", "--allow-write", "[writes] dev-null", "[step:x] write.y" */
 	struct sg_origin origin; /* for [writes] entries */
 };
 

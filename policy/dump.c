@@ -40,6 +40,18 @@ static void dump_settings(FILE *f, bool origins, const struct sg_settings *s)
 		dump_origin(f, origins, &s->log.origin);
 		dump_kv(f, "", "log", "=", s->log.s);
 	}
+	if (s->tmpdir != SG_UNSET) {
+		dump_origin(f, origins, &s->tmpdir_origin);
+		fprintf(f, "tmpdir = %s\n", s->tmpdir == SG_YES ? "yes" : "no");
+	}
+	if (s->keep_tmpdir != SG_UNSET) {
+		dump_origin(f, origins, &s->keep_tmpdir_origin);
+		fprintf(f, "keep-tmpdir = %s\n", s->keep_tmpdir == SG_YES ? "yes" : "no");
+	}
+	if (s->tmpdir_base.set) {
+		dump_origin(f, origins, &s->tmpdir_base.origin);
+		dump_kv(f, "", "tmpdir-base", "=", s->tmpdir_base.s);
+	}
 }
 
 static void dump_words_section(FILE *f, bool origins, const struct sg_policy *p,

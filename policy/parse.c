@@ -170,12 +170,57 @@ static int set_words(struct parse_ctx *c, unsigned line, const struct words_key 
 	return 1;
 }
 
+/* The keys of set_setting(), for the "unknown key" messages. */
+#define SETTING_KEYS "mode, filter, log, tmpdir, keep-tmpdir, tmpdir-base"
+
+static int parse_yes_no(const char *value, enum sg_tristate *out)
+{
+	if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0)
+		*out = SG_YES;
+	else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0)
+		*out = SG_NO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int set_setting(struct parse_ctx *c, unsigned line, struct sg_settings *s,
 		       const char *section, const char *key, const char *value, bool *done)
 {
 	char msg[256];
 
 	*done = true;
+	if (strcmp(key, "tmpdir") == 0) {
+		if (parse_yes_no(value, &s->tmpdir) < 0)
+			return fail(c, line, "[%s] tmpdir: \"%s\" is not yes or no", section, value);
+		s->tmpdir_origin = (struct sg_origin){ c->file, line };
+		return 1;
+	}
+	if (strcmp(key, "keep-tmpdir") == 0) {
+		if (parse_yes_no(value, &s->keep_tmpdir) < 0)
+			return fail(c, line, "[%s] keep-tmpdir: \"%s\" is not yes or no", section,
+				    value);
+		s->keep_tmpdir_origin = (struct sg_origin){ c->file, line };
+		return 1;
+	}
+	if (strcmp(key, "tmpdir-base") == 0) {
+		char *v;
+
+		/* Empty: the default base ($RUNNER_TEMP, else /tmp); checked again when expanded. */
+		if (sg_expand(value, NULL, NULL, msg, sizeof(msg)) < 0)
+			return fail(c, line, "[%s] tmpdir-base: %s", section, msg);
+		if (*value && value[0] != '/' && strncmp(value, "${", 2) != 0)
+			return fail(c, line, "[%s] tmpdir-base: \"%s\" is not an absolute path",
+				    section, value);
+		v = strdup(value);
+		if (!v)
+			return nomem(c);
+		free(s->tmpdir_base.s);
+		s->tmpdir_base.s = v;
+		s->tmpdir_base.set = true;
+		s->tmpdir_base.origin = (struct sg_origin){ c->file, line };
+		return 1;
+	}
 	if (strcmp(key, "mode") == 0) {
 		if (sg_mode_parse(value, &s->mode) < 0)
 			return fail(c, line, "[%s] mode: \"%s\" is not enforce or audit", section, value);
@@ -212,7 +257,7 @@ static int set_setting(struct parse_ctx *c, unsigned line, struct sg_settings *s
 
 /* Add or replace (by label) a writable root; an empty path removes it. */
 static int set_write(struct parse_ctx *c, unsigned line, struct sg_writes *ws,
-		     const char *section, const char *label, const char *value)
+		     const char *section, const char *step, const char *label, const char *value)
 {
 	const char *path = value[0] == '?' ? value + 1 : value;
 	char msg[256];
@@ -249,6 +294,7 @@ static int set_write(struct parse_ctx *c, unsigned line, struct sg_writes *ws,
 		return nomem(c);
 	}
 	ws->v[i].origin = (struct sg_origin){ c->file, line };
+	ws->v[i].step = step;
 	return 1;
 }
 
@@ -351,7 +397,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		break; /* the list keys below */
 	}
 	case SEC_WRITES:
-		return set_write(c, line, &c->p->writes, section, key, value);
+		return set_write(c, line, &c->p->writes, section, NULL, key, value);
 	case SEC_STEP: {
 		struct sg_step *st = get_step(c->p, step, c->file, header_line(c, step, line),
 					      &c->errnum);
@@ -363,18 +409,14 @@ static int handler(void *user, const char *section, const char *key, const char 
 		if (done)
 			return r;
 		if (strncmp(key, "write.", 6) == 0)
-			return set_write(c, line, &st->writes, section, key + 6, value);
+			return set_write(c, line, &st->writes, section, st->name, key + 6, value);
 		return fail(c, line,
-			    "unknown key \"%s\" in [%s] (known: mode, filter, log, write.LABEL)",
+			    "unknown key \"%s\" in [%s] (known: " SETTING_KEYS ", write.LABEL)",
 			    key, section);
 	}
 	case SEC_SECCOMP:
 		if (strcmp(key, "user-namespaces") == 0) {
-			if (strcmp(value, "yes") == 0 || strcmp(value, "true") == 0)
-				c->p->user_namespaces = SG_YES;
-			else if (strcmp(value, "no") == 0 || strcmp(value, "false") == 0)
-				c->p->user_namespaces = SG_NO;
-			else
+			if (parse_yes_no(value, &c->p->user_namespaces) < 0)
 				return fail(c, line, "[seccomp] user-namespaces: \"%s\" is not yes or no",
 					    value);
 			c->p->user_namespaces_origin = (struct sg_origin){ c->file, line };
@@ -399,7 +441,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		size_t n = 0;
 
 		if (sec == SEC_STEPGUARD)
-			n = (size_t)snprintf(known, sizeof(known), "mode, filter, log");
+			n = (size_t)snprintf(known, sizeof(known), SETTING_KEYS);
 
 		for (size_t i = 0; i < sg__n_words_keys; i++)
 			if (sg__words_keys[i].sec == sec && n < sizeof(known))

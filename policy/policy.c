@@ -40,6 +40,7 @@ static void writes_clear(struct sg_writes *w)
 static void settings_clear(struct sg_settings *s)
 {
 	free(s->log.s);
+	free(s->tmpdir_base.s);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -175,6 +176,16 @@ void sg_policy_effective(const struct sg_policy *p, const struct sg_step *step,
 	}
 	if (step->set.log.set)
 		out->log = step->set.log;
+	if (step->set.tmpdir != SG_UNSET) {
+		out->tmpdir = step->set.tmpdir;
+		out->tmpdir_origin = step->set.tmpdir_origin;
+	}
+	if (step->set.keep_tmpdir != SG_UNSET) {
+		out->keep_tmpdir = step->set.keep_tmpdir;
+		out->keep_tmpdir_origin = step->set.keep_tmpdir_origin;
+	}
+	if (step->set.tmpdir_base.set)
+		out->tmpdir_base = step->set.tmpdir_base;
 }
 
 int sg_policy_step_writes(const struct sg_policy *p, const struct sg_step *step,

@@ -58,6 +58,7 @@ struct sg_write {
 	char *label;
 	char *path; /* unexpanded; a leading '?' means "skip if missing" */
 	struct sg_origin origin;
+	const char *step; /* the [step:NAME] it was given in (the step's name), or NULL: [writes] */
 };
 
 struct sg_writes {
@@ -72,6 +73,17 @@ struct sg_settings {
 	enum sg_filter filter;
 	struct sg_origin filter_origin;
 	struct sg_string log; /* empty string: no log */
+	/*
+	 * The step's private temporary directory (launcher/tmpdir.c): made
+	 * before the step, a writable root, TMPDIR and its kin point at it,
+	 * removed at the end unless kept.  tmpdir_base: where it is made
+	 * (empty: $RUNNER_TEMP when set, else /tmp), unexpanded.
+	 */
+	enum sg_tristate tmpdir;
+	struct sg_origin tmpdir_origin;
+	enum sg_tristate keep_tmpdir;
+	struct sg_origin keep_tmpdir_origin;
+	struct sg_string tmpdir_base;
 };
 
 struct sg_step {

@@ -138,8 +138,9 @@ static int write_json_at(const struct selftest *s, const char *dir, const char *
 }
 
 /*
- * TOP/NAME, the run's work directory, with the project's plants, TMPDIR
- * (tmp/) and the markers' names; TOP/NAME-home, its HOME, with the user's
+ * TOP/NAME, the run's work directory, with the project's plants and the
+ * markers' names (the CLI's TMPDIR is the one stepguard gives each step);
+ * TOP/NAME-home, its HOME, with the user's
  * plants in .claude/settings.json (beside the work directory: stepguard
  * refuses a work directory that holds HOME).  All given to the step's
  * user.
@@ -147,7 +148,7 @@ static int write_json_at(const struct selftest *s, const char *dir, const char *
 /* WHAT (PATH_MAX bytes) gets the path at fault. */
 static int plant(struct selftest *s, struct cli_run *c, const char *name, char *what)
 {
-	char claude[PATH_MAX], cfg[PATH_MAX], tmp[PATH_MAX];
+	char claude[PATH_MAX], cfg[PATH_MAX];
 	json_object *j, *hooks, *servers, *srv, *args;
 	int r;
 
@@ -156,15 +157,14 @@ static int plant(struct selftest *s, struct cli_run *c, const char *name, char *
 	if (sg_st_pathf(c->dir, sizeof(c->dir), "%s/%s", s->top, name) < 0 ||
 	    sg_st_pathf(c->home, sizeof(c->home), "%s/%s-home", s->top, name) < 0 ||
 	    sg_st_pathf(claude, sizeof(claude), "%s/.claude", c->dir) < 0 ||
-	    sg_st_pathf(cfg, sizeof(cfg), "%s/.claude", c->home) < 0 ||
-	    sg_st_pathf(tmp, sizeof(tmp), "%s/tmp", c->dir) < 0)
+	    sg_st_pathf(cfg, sizeof(cfg), "%s/.claude", c->home) < 0)
 		return -ENAMETOOLONG;
 	for (int k = 0; k < N_PLANTS; k++)
 		if (sg_st_pathf(c->p[k].marker, sizeof(c->p[k].marker), "%s/stepguard-selftest-%s-%s",
 				c->dir, sg_st_plants[k].id, s->nonce) < 0)
 			return -ENAMETOOLONG;
 	{
-		const char *const dirs[] = { c->dir, claude, c->home, cfg, tmp };
+		const char *const dirs[] = { c->dir, claude, c->home, cfg };
 
 		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 			snprintf(what, PATH_MAX, "%s", dirs[i]);
@@ -241,7 +241,6 @@ static char **cli_env(const struct selftest *s, const struct cli_run *c)
 	ok = ok && asprintf(&env[n++], "HOME=%s", c->home) >= 0 &&
 	     asprintf(&env[n++], "USER=%s", s->user.name) >= 0 &&
 	     asprintf(&env[n++], "LOGNAME=%s", s->user.name) >= 0 &&
-	     asprintf(&env[n++], "TMPDIR=%s/tmp", c->dir) >= 0 &&
 	     asprintf(&env[n++], "ANTHROPIC_BASE_URL=http://127.0.0.1:%d", c->port) >= 0 &&
 	     asprintf(&env[n++], "ANTHROPIC_API_KEY=%s", DUMMY_KEY) >= 0 &&
 	     asprintf(&env[n++], "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1") >= 0;

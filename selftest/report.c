@@ -88,8 +88,8 @@ static void print_model_cli(const struct selftest *s)
 	}
 	printf("    environment   ANTHROPIC_BASE_URL=http://127.0.0.1:PORT (the stub), "
 	       "ANTHROPIC_API_KEY=(a dummy), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1,\n"
-	       "                  HOME beside the work dir, TMPDIR in it; PATH, the locale and "
-	       "SUDO_* kept; nothing else\n");
+	       "                  HOME beside the work dir, TMPDIR stepguard's own; PATH, the locale "
+	       "and SUDO_* kept; nothing else\n");
 	printf("    planted       hooks SessionStart, UserPromptSubmit and Stop in the project's "
 	       "and the user's settings,\n"
 	       "                  and a project stdio MCP server (.mcp.json); each would write a "

@@ -39,9 +39,9 @@ static const char two_steps[] =
 	"{\"event\":\"denial\",\"step\":\"build\",\"run\":\"r1\",\"pid\":103,\"comm\":\"mv\","
 	"\"op\":\"rename\",\"path\":\"/w/x\",\"path2\":\"/etc/x\",\"decision\":\"denied\"}\n"
 	END("build", "r1", 100, 2, 3, 0, "bpf-fmod")
-	START("test", "r2", 200, "landlock+supervisor")
+	START("test", "r2", 200, "bpf-lsm")
 	DENIAL("test", "r2", 201, "", "chmod", "/etc/passwd", "audited")
-	END("test", "r2", 200, 0, 1, 0, "landlock+supervisor");
+	END("test", "r2", 200, 0, 1, 0, "bpf-lsm");
 
 static int feed(struct sg_audit *a, const char *text)
 {
@@ -124,7 +124,7 @@ static void test_sg_audit_read_two_steps_counted_apart(void **state)
 	/* the other step's denial is its own, not build's */
 	assert_int_equal(t->c.denied, 0);
 	assert_int_equal(t->c.audited, 1);
-	assert_string_equal(t->backends[0], "landlock+supervisor");
+	assert_string_equal(t->backends[0], "bpf-lsm");
 	assert_int_equal(find(&a.ops, "open")->c.denied, 2);
 	assert_int_equal(find(&a.ops, "chmod")->c.audited, 1);
 	assert_int_equal(find(&a.procs, "touch")->c.denied, 2);
@@ -567,7 +567,7 @@ static void test_sg_audit_print_text_sections(void **state)
 	out = capture(&a, sg_audit_print_text);
 	assert_non_null(strstr(out, "8 records in 1 file; 4 denials (1 audited) in 2 steps"));
 	assert_non_null(strstr(out, "  build: 1 run; ended: status 2 (1)"));
-	assert_non_null(strstr(out, "backends: landlock+supervisor"));
+	assert_non_null(strstr(out, "backends: bpf-lsm"));
 	assert_non_null(strstr(out, "\nBy operation\n         2  open\n"));
 	assert_non_null(strstr(out, "  chmod  (1 audited)"));
 	assert_non_null(strstr(out, "\nBy process\n"));

@@ -52,9 +52,9 @@ rec() { printf '%s\n' "$1"; }
 	rec '{"time":"2026-11-29T19:06:30.000006Z","event":"end","step":"build","run":"r1","pid":100,"status":0,"exit":0,"denials":4,"lost":2,"backend":"bpf-fmod","policy_digest":"sha256:ab"}'
 } >build.log
 {
-	rec '{"time":"2026-11-29T19:07:00.000001Z","event":"start","step":"test","run":"r2","pid":200,"uid":1000,"backend":"landlock+supervisor","mode":"enforce"}'
+	rec '{"time":"2026-11-29T19:07:00.000001Z","event":"start","step":"test","run":"r2","pid":200,"uid":1000,"backend":"bpf-lsm","mode":"audit"}'
 	rec '{"time":"2026-11-29T19:07:00.000002Z","event":"denial","step":"test","run":"r2","pid":201,"uid":1000,"op":"chmod","path":"/etc/passwd","decision":"audited","errno":0,"backend":"supervisor"}'
-	rec '{"time":"2026-11-29T19:07:00.000003Z","event":"end","step":"test","run":"r2","pid":200,"signal":9,"exit":137,"denials":1,"lost":0,"backend":"landlock+supervisor","policy_digest":"sha256:ab"}'
+	rec '{"time":"2026-11-29T19:07:00.000003Z","event":"end","step":"test","run":"r2","pid":200,"signal":9,"exit":137,"denials":1,"lost":0,"backend":"bpf-lsm","policy_digest":"sha256:ab"}'
 } >test.log
 cat build.log test.log >both.log
 {

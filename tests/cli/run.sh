@@ -100,7 +100,7 @@ expect 71 'mode audit needs an eBPF backend' audit-needs-ebpf -- \
 expect 71 'filter bpf-lsm is unavailable' bpf-lsm-unavailable -- \
 	"${E[@]}" "$SG" -w work --filter bpf-lsm --check -- true
 expect 0 '# mode: enforce' step-override -- "${E[@]}" "$SG" -p step.ini -w work -s lint --check
-expect 0 "[writes] cache: $T/work/../cache -> $T/cache" step-write-resolved -- \
+expect 0 "[step:lint] write.cache: $T/work/../cache -> $T/cache" step-write-resolved -- \
 	"${E[@]}" "$SG" -p step.ini -w work --step lint --check
 expect 0 '# mode: enforce' env-step -- "${E[@]}" STEPGUARD_STEP=lint "$SG" -p step.ini -w work --check
 
@@ -170,6 +170,79 @@ expect 127 '(the command, holding the value of ANTHROPIC_API_KEY or part of it, 
 	credential-piece-not-found -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work -- "$T/no-${K:30:8}/claude" --tools ""
 refute "${K:30:8}" credential-piece-not-found-not-shown -- \
 	"${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work -- "$T/no-${K:30:8}/claude" --tools ""
+
+# --- the step's private temporary directory (issue 14) -----------------------
+# On by default: TMPDIR and its kin name a new 0700 directory of the step's
+# user, a writable root, removed at the end; /tmp itself stays refused.
+seq 1 60000 >big
+out=$("${E[@]}" "$SG" -v -w work --log "$T/tmp.log" -- sh -c '
+	echo "tmp=$TMPDIR|$TMP|$TEMP|$TEMPDIR"; stat -c "mode=%a owner=%u" "$TMPDIR"
+	d=$(mktemp -d) && echo "made=$d" && sort -S 64K big >work/sorted && echo sorted
+	echo x >/tmp/sg-cli-tmp-probe.$$ && echo "tmp-landed"; echo done' 2>&1); rc=$?
+td=$(sed -n 's/^tmp=\([^|]*\)|.*/\1/p' <<<"$out")
+case $td in /tmp/stepguard-step-*) ok=1 ;; *) ok=0 ;; esac
+if [ "$rc" -eq 0 ] && [ "$ok" = 1 ] && grep -qx "tmp=$td|$td|$td|$td" <<<"$out" &&
+	grep -qx "mode=700 owner=$(id -u)" <<<"$out" && grep -q "^made=$td/tmp\." <<<"$out" &&
+	grep -qx sorted <<<"$out" && grep -qx done <<<"$out" && ! grep -q tmp-landed <<<"$out" &&
+	cmp -s work/sorted <(sort big) && grep -qF "writable: $td (temporary directory)" <<<"$out" &&
+	[ ! -e "$td" ]; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL tmpdir-default: status $rc, dir '$td' (exists: $([ -e "$td" ] && echo yes || echo no)): $out"; fi
+rm -f /tmp/sg-cli-tmp-probe.*
+# the start record names it; the end record says it was removed
+if grep -q '"event":"start".*"tmpdir":"'"$td"'"' "$T/tmp.log" &&
+	grep -q '"event":"end".*"tmpdir_removed":true' "$T/tmp.log"; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL tmpdir-log: $(cat "$T/tmp.log")"; fi
+# two steps at once get two directories
+"${E[@]}" "$SG" -q -w work -- sh -c 'echo "$TMPDIR" >"$TMPDIR/me"; sleep 1; cat "$TMPDIR/me"' >c1.out 2>&1 &
+c1=$!
+"${E[@]}" "$SG" -q -w work -- sh -c 'echo "$TMPDIR" >"$TMPDIR/me"; sleep 1; cat "$TMPDIR/me"' >c2.out 2>&1
+wait $c1
+if [ -s c1.out ] && [ -s c2.out ] && ! cmp -s c1.out c2.out && grep -q '^/tmp/stepguard-step-' c1.out; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tmpdir-concurrent: $(cat c1.out c2.out)"; fi
+# $RUNNER_TEMP is the base when set; the step's name is in the directory's name
+mkdir -m 0755 rt
+out=$("${E[@]}" RUNNER_TEMP="$T/rt" "$SG" -q -w work -s build -- sh -c 'echo "$TMPDIR"; touch "$TMPDIR/x"' 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -q "^$T/rt/stepguard-build-" <<<"$out" && [ -z "$(ls rt)" ]; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tmpdir-runner-temp: status $rc: $out; left: $(ls rt)"; fi
+expect 64 'its base '"$T"'/absent ($RUNNER_TEMP): No such file' tmpdir-runner-temp-missing -- \
+	"${E[@]}" RUNNER_TEMP="$T/absent" "$SG" -w work -- true
+mkdir -m 0777 shared && chmod 0777 shared
+printf '[stepguard]\ntmpdir-base = %s/shared\n' "$T" >shared.ini
+expect 64 'shared.ini:2: the step'"'"'s temporary directory: its base '"$T"'/shared (tmpdir-base, shared.ini:2) is writable by others and not sticky' \
+	tmpdir-base-shared -- "${E[@]}" "$SG" -p shared.ini -w work -- true
+# off per step: TMPDIR is passed as given; kept: named at the end, left in place
+printf '[step:plain]\ntmpdir = no\n[step:keep]\nkeep-tmpdir = yes\n' >tmpd.ini
+expect 0 'TMPDIR=/nowhere' tmpdir-off -- \
+	"${E[@]}" TMPDIR=/nowhere "$SG" -q -p tmpd.ini -s plain -w work -- sh -c 'echo "TMPDIR=$TMPDIR"'
+expect 0 '# temporary directory: none (tmpd.ini:2)' tmpdir-off-check -- \
+	"${E[@]}" "$SG" -p tmpd.ini -s plain -w work --check -- true
+out=$("${E[@]}" "$SG" -p tmpd.ini -s keep -w work -- sh -c 'echo kept >"$TMPDIR/f"' 2>&1); rc=$?
+kd=$(sed -n "s/^stepguard: the step's temporary directory is kept: //p" <<<"$out")
+if [ "$rc" -eq 0 ] && [ -n "$kd" ] && [ "$(cat "$kd/f" 2>/dev/null)" = kept ]; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL tmpdir-kept: status $rc: $out"; fi
+[ -n "$kd" ] && rm -rf "$kd"
+expect 0 '#   temporary directory: a new one under /tmp (base: the default)' tmpdir-check -- \
+	"${E[@]}" "$SG" -w work --check -- true
+# --check makes nothing
+before=$(ls -d /tmp/stepguard-* 2>/dev/null | wc -l)
+"${E[@]}" "$SG" -q -w work --check -- true >/dev/null 2>&1
+after=$(ls -d /tmp/stepguard-* 2>/dev/null | wc -l)
+[ "$before" = "$after" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL tmpdir-check-makes-nothing: $before -> $after"; }
+# root dropping to the user (sudo): the directory is the user's
+if [ "$(id -u)" = 0 ] && id sgtest >/dev/null 2>&1; then
+	chmod 0777 work
+	out=$("${E[@]}" SUDO_UID="$(id -u sgtest)" SUDO_GID="$(id -g sgtest)" "$SG" -q -w work -- \
+		sh -c 'id -u; stat -c "%u %a" "$TMPDIR"; mktemp -p "$TMPDIR" >/dev/null && echo made' 2>&1); rc=$?
+	chmod 0755 work
+	if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | tr '\n' ' ')" = "$(id -u sgtest) $(id -u sgtest) 700 made " ]; then
+		pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tmpdir-sudo-user: status $rc: $out"; fi
+else
+	echo "SKIP tmpdir-sudo-user: needs root and the user sgtest"
+fi
+# an error in a step's write.X names that key where it is
+printf '[step:s]\nwrite.tmp = ${env:SG_UNSET_VAR}\n' >stepw.ini
+expect 64 'stepw.ini:2: [step:s] write.tmp: ${env:SG_UNSET_VAR} is used' step-write-error-named -- \
+	"${E[@]}" "$SG" -p stepw.ini -s s -w work --check
 
 # --- usage and statuses ----------------------------------------------------
 expect 0 'stepguard 0.' version -- "$SG" --version

@@ -221,13 +221,12 @@ one() {
 		;;
 	plugin-dirs) extra_env=(CLAUDE_CODE_PLUGIN_DIRS="$(plant_plugin "$W")") ;;
 	esac
-	# The CLI's temp dir: stepguard refuses /tmp, and gives a step no
-	# private one yet, so the test puts it in the work dir.
-	mkdir "$W/.tmp"
+	# No TMPDIR: the CLI's temporary files go to the directory stepguard
+	# gives each step (and to /tmp in the control runs, bare).
 	chown -R "$(owner_of "$mode")": "$W"
 	sgargs=("${sgargs[@]//@HOME@/$h}")
 	REQ0=$(requests)
-	OUT=$(cd "$W" && run_as "$mode" "$h" "${CLI_ENV[@]}" TMPDIR="$W/.tmp" "${extra_env[@]}" \
+	OUT=$(cd "$W" && run_as "$mode" "$h" "${CLI_ENV[@]}" "${extra_env[@]}" \
 		timeout 180 "$SG" -q --log "$LOG" "${sgargs[@]}" -- "$CLI_NAME" -p hi --tools "" "${cliargs[@]}" \
 		</dev/null 2>&1)
 	RC=$?
