@@ -8,8 +8,8 @@
 #
 # Each case builds the same input in two work directories of the same
 # shape, BASE/bare/CASE and BASE/conf/CASE, runs one real tool in each
-# (`sh -c CMD` in the work dir): bare, and as `stepguard -q -w WORK -- sh
-# -c CMD`, and passes when
+# (`sh -c CMD` in the work dir): bare, and as `stepguard -q -w WORK -s
+# compat-CASE --log LOG -- sh -c CMD`, and passes when
 #   - the exit statuses are equal;
 #   - the two trees are equal relative to their roots (tree.sh: names,
 #     types, modes, numeric owners, sizes, content, link counts and hard
@@ -34,7 +34,8 @@
 #
 # Environment: STEPGUARD (required); SG_COMPAT_BASE where the work dirs go
 # (default /var/tmp; not /tmp, which the control writes to);
-# SG_COMPAT_PATH the steps' PATH; SG_COMPAT_MISSING the reason given for a
+# SG_COMPAT_PATH the steps' PATH; SG_COMPAT_SHELL the shell that runs
+# each COMMAND (default sh); SG_COMPAT_MISSING the reason given for a
 # missing tool (default "not installed"; the VM says "not in the VM
 # image").  Output: PASS|FAIL|SKIP USER/CASE — what, and the last line
 #   compat: N passed, M failed, K skipped
@@ -201,8 +202,8 @@ setup_make() {
 	touch -d @$T0 a.c b.c main.c h.h Makefile
 }
 setup_sort() {
-	# About 1.2 MB, not sorted: sort -S 64K must spill to temp files.
-	seq 1 200000 | awk '{ print ($1 * 7919) % 200003 }' > big
+	# About 270 kB, not sorted: sort -S 64K must spill to temp files.
+	seq 1 50000 | awk '{ print ($1 * 7919) % 50021 }' > big
 }
 setup_cargo() {
 	mkdir src
@@ -400,6 +401,7 @@ run_pass() {
 			${SG_COMPAT_BASE:+SG_COMPAT_BASE="$SG_COMPAT_BASE"} \
 			${SG_COMPAT_PATH:+SG_COMPAT_PATH="$SG_COMPAT_PATH"} \
 			${SG_COMPAT_MISSING:+SG_COMPAT_MISSING="$SG_COMPAT_MISSING"} \
+			${SG_COMPAT_SHELL:+SG_COMPAT_SHELL="$SG_COMPAT_SHELL"} \
 			SG_COMPAT_RESULT="$res" SG_COMPAT_INNER=1 "$BASH" "$U_SELF" "${opts[@]}")
 		[ -n "$HELPER_DIR" ] && rm -rf "$HELPER_DIR" ;;
 	esac
@@ -443,6 +445,9 @@ STEP_HOME=$(getent passwd "$STEP_USER" | cut -d: -f6)
 [ -n "$STEP_HOME" ] || die "no home for $STEP_USER"
 STEP_PATH=${SG_COMPAT_PATH:-$STEP_HOME/.cargo/bin:/usr/local/bin:/usr/bin:/bin}
 MISSING=${SG_COMPAT_MISSING:-not installed}
+# The shell that runs each case's command.  busybox's sh runs its own
+# applets before PATH (the VM's /bin/sh): the VM names bash here.
+STEP_SH=${SG_COMPAT_SHELL:-sh}
 # What `sudo -E env PATH=$PATH stepguard` hands on: the user's own
 # environment (stepguard sets HOME, USER, LOGNAME from the user it drops to).
 STEP_ENV=(PATH="$STEP_PATH" HOME="$STEP_HOME" USER="$STEP_USER" LOGNAME="$STEP_USER"
@@ -480,11 +485,11 @@ run() {
 	local how=$1 n=$2 w=$3 out=$BASE/out/$2.$1
 	step_env "$w" "$n"
 	if [ "$how" = bare ]; then
-		(cd "$w" && exec "${AS_STEP[@]}" env -i "${STEPENV[@]}" sh -c "${CMDS[$n]}") > "$out" 2>&1 < /dev/null
+		(cd "$w" && exec "${AS_STEP[@]}" env -i "${STEPENV[@]}" "$STEP_SH" -c "${CMDS[$n]}") > "$out" 2>&1 < /dev/null
 	else
 		local -a pre=("$SG" -q -w "$w" -s "compat-$n" --log "$BASE/log/$n.jsonl")
 		[ -n "$FILTER" ] && pre+=(--filter "$FILTER")
-		(cd "$w" && exec env -i "${STEPENV[@]}" "${SUDO_ENV[@]}" "${pre[@]}" -- sh -c "${CMDS[$n]}") \
+		(cd "$w" && exec env -i "${STEPENV[@]}" "${SUDO_ENV[@]}" "${pre[@]}" -- "$STEP_SH" -c "${CMDS[$n]}") \
 			> "$out" 2>&1 < /dev/null
 	fi
 	RC=$?
@@ -507,7 +512,7 @@ unmet() {
 		root) [ "$STEP_UID" = 0 ] || { echo "needs a root step (the step runs as $STEP_USER)"; return; } ;;
 		needs=* | gnu=*)
 			t=${o#*=}
-			p=$("${AS_STEP[@]}" env -i PATH="$STEP_PATH" sh -c 'command -v "$1"' sh "$t") ||
+			p=$("${AS_STEP[@]}" env -i PATH="$STEP_PATH" "$STEP_SH" -c 'command -v "$1"' sh "$t") ||
 				{ echo "$t: $MISSING (not in $STEP_USER's PATH $STEP_PATH)"; return; }
 			case $o in gnu=*)
 				"${AS_STEP[@]}" env -i PATH="$STEP_PATH" "$p" --version 2>&1 | head -n 1 | grep -q GNU ||
@@ -615,7 +620,7 @@ control() {
 	if [ -z "$why" ]; then
 		ok "$n" "the write to /tmp was refused, the one in the work dir landed, on $BACKEND"
 	else
-		bad "$n" "$why"
+		bad "$n" "${why%; }"
 		show < "$BASE/out/$n.conf"
 	fi
 	rm -f "$CTL"
