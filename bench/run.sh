@@ -8,7 +8,7 @@
 #
 #   --quick      a smoke run (a few iterations, seconds): checks that the
 #                benchmark works, judges no budget; CI runs this
-#   --only LIST  comma-separated subset of startup,syscalls,build,vm
+#   --only LIST  comma-separated subset of startup,syscalls,build,tree,vm
 #   --out FILE   where the Markdown goes (default: docs/performance.md for
 #                a full run of everything, else $BUILD/bench/performance.md)
 #
@@ -20,10 +20,14 @@
 #      stepguard (Landlock, shipped default policy), bwrap and firejail,
 #      interleaved by bench/runner;
 #   2. syscalls inside a step: bench/sysbench bare and under stepguard,
-#      alternately;
+#      alternately (chmod and utimensat in the work dir among them: the
+#      supervisor's round trip);
 #   3. a real build: a generated C project, make -j2, bare and confined,
 #      alternately, each from a clean output directory;
-#   4. the eBPF backends (bpf-lsm, bpf-fmod), which this kind of host
+#   4. a tree of about 9k entries (a copy of /usr/include): `cp -a` of it
+#      and `tar x` of a tarball of it into the work dir, bare, under
+#      stepguard and under bwrap, interleaved by bench/runner (issue 14);
+#   5. the eBPF backends (bpf-lsm, bpf-fmod), which this kind of host
 #      refuses to load: bench/vm.sh boots the newest cached kernel of
 #      tests/vm twice in QEMU (software emulation, so ratios only) and runs
 #      bench/vm-guest.sh there: warm and cold start, the syscalls bare,
@@ -40,7 +44,7 @@ die() { echo "bench: $*" >&2; exit 1; }
 note() { echo "bench: $*" >&2; }
 
 QUICK=0
-ALL=startup,syscalls,build,vm
+ALL=startup,syscalls,build,tree,vm
 ONLY=$ALL
 OUT=
 while [ $# -gt 0 ]; do
@@ -48,7 +52,7 @@ while [ $# -gt 0 ]; do
 	--quick) QUICK=1; shift ;;
 	--only) ONLY=${2:?--only needs a list}; shift 2 ;;
 	--out) OUT=${2:?--out needs a file}; shift 2 ;;
-	-h|--help) sed -n '4,34p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,38p' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
@@ -80,10 +84,12 @@ if [ $QUICK = 1 ]; then
 	SU_ROUNDS=3 SU_BATCH=2 SU_LIMIT=20
 	SC_ROUNDS=2 SC_N=1000 SC_LIMIT=20
 	BU_ROUNDS=1 BU_FILES=6 BU_LIMIT=60
+	TR_ROUNDS=1 TR_LIMIT=30
 else
 	SU_ROUNDS=150 SU_BATCH=5 SU_LIMIT=60
 	SC_ROUNDS=20 SC_N=20000 SC_LIMIT=60
 	BU_ROUNDS=20 BU_FILES=48 BU_LIMIT=120
+	TR_ROUNDS=12 TR_LIMIT=120
 fi
 
 # ---- helpers ------------------------------------------------------------
@@ -179,7 +185,7 @@ fi
 
 # ---- 1. start-up -----------------------------------------------------------
 if want startup; then
-	note "1/4 start-up: $SU_ROUNDS rounds x $SU_BATCH runs per command"
+	note "1/5 start-up: $SU_ROUNDS rounds x $SU_BATCH runs per command"
 	cmds=(bare /bin/true
 		:: execwrap "$OUTDIR/execwrap" /bin/true
 		:: stepguard "$SG" -q -- /bin/true)
@@ -209,7 +215,7 @@ fi
 
 # ---- 2. syscalls inside a step --------------------------------------------
 if want syscalls; then
-	note "2/4 syscalls: $SC_ROUNDS rounds, $SC_N iterations per operation"
+	note "2/5 syscalls: $SC_ROUNDS rounds, $SC_N iterations per operation"
 	: > "$OUTDIR/syscalls.tsv"
 	# One untimed pair first: page cache, dentries, the binary's pages.
 	"$OUTDIR/sysbench" -n 100 "$W" "$DEEP" >/dev/null
@@ -229,7 +235,7 @@ fi
 
 # ---- 3. a real build ---------------------------------------------------------
 if want build; then
-	note "3/4 build: $BU_FILES C files, make -j2, $BU_ROUNDS rounds"
+	note "3/5 build: $BU_FILES C files, make -j2, $BU_ROUNDS rounds"
 	bash "$SRC/bench/gen.sh" "$W/proj" "$BU_FILES"
 	# The compiler's temporary files go to the work directory in both
 	# runs: under stepguard /tmp is not writable, and a CI step sets
@@ -239,12 +245,45 @@ if want build; then
 		bare make -s -j2 :: stepguard "$SG" -q -w "$W" -- make -s -j2
 fi
 
-# ---- 4. eBPF backends in the VM ------------------------------------------
+# ---- 4. a tree of about 9k entries ---------------------------------------
+# What archive and copy tools do to a tree: every entry created, then its
+# mode, owner and times set (as root, GNU tar sets modes through
+# /proc/self/fd: the supervisor's other path).  The source lies outside the
+# work directory, on the same tmpfs; the result lands inside it.  bwrap
+# gets the command of item 1 (--ro-bind / / --bind W W --dev /dev --proc
+# /proc), which confines writes with mounts and pays nothing per call.
+if want tree; then
+	SRCTREE=$ROOT/tree-src
+	rm -rf "$SRCTREE"
+	mkdir -p "$SRCTREE"
+	cp -a /usr/include "$SRCTREE/include"
+	(cd "$SRCTREE" && tar cf "$ROOT/tree.tar" include)
+	TR_ENTRIES=$(find "$SRCTREE/include" | wc -l)
+	echo "TR_ENTRIES=$TR_ENTRIES" >> "$OUTDIR/meta.env"
+	note "4/5 tree: $TR_ENTRIES entries (/usr/include), cp -a and tar x, $TR_ROUNDS rounds"
+	tree_cmds() { # the three sides of one operation, as runner arguments
+		local -a c=("$@")
+		TCMDS=(bare "${c[@]}" :: stepguard "$SG" -q -w "$W" -- "${c[@]}")
+		if [ ! -e "$OUTDIR/bwrap.skip" ] && command -v bwrap >/dev/null &&
+			(cd "$W" && bwrap --ro-bind / / --bind "$W" "$W" --dev /dev --proc /proc /bin/true) 2>/dev/null; then
+			TCMDS+=(:: bwrap bwrap --ro-bind / / --bind "$W" "$W" --dev /dev --proc /proc "${c[@]}")
+		fi
+	}
+	tree_cmds cp -a "$SRCTREE/include" "$W/tree-cp"
+	"$RUNNER" -C "$W" -p "rm -rf '$W/tree-cp'" -r "$TR_ROUNDS" -n 1 -w 1 -T "$TR_LIMIT" \
+		-o "$OUTDIR/tree_cp.tsv" -- "${TCMDS[@]}"
+	tree_cmds tar xf "$ROOT/tree.tar"
+	"$RUNNER" -C "$W" -p "rm -rf '$W/include'" -r "$TR_ROUNDS" -n 1 -w 1 -T "$TR_LIMIT" \
+		-o "$OUTDIR/tree_tar.tsv" -- "${TCMDS[@]}"
+	rm -rf "$W/tree-cp" "$W/include" "$SRCTREE" "$ROOT/tree.tar"
+fi
+
+# ---- 5. eBPF backends in the VM ------------------------------------------
 # Last, so the emulator does not compete with the figures above.  Only
 # missing binaries fail here; a VM that cannot boot or load the programs
 # is a result the table reports.
 if want vm; then
-	note "4/4 eBPF in the VM (QEMU TCG)"
+	note "5/5 eBPF in the VM (QEMU TCG)"
 	vm_args=(--out "$OUTDIR/vm.tsv")
 	[ $QUICK = 0 ] || vm_args+=(--quick)
 	STEPGUARD=$SG BUILD=$BUILD CC=$CC bash "$SRC/bench/vm.sh" "${vm_args[@]}" ||

@@ -18,6 +18,10 @@
  *                  byte + close
  *   create_unlink  open(O_CREAT|O_EXCL) + close + unlink, in WORKDIR
  *   rename_in      rename WORKDIR/ra <-> WORKDIR/rb, alternating
+ *   chmod_in       chmod(WORKDIR/ch), alternating 0644 and 0600: a call
+ *                  the supervisor decides and performs (docs/supervisor.md)
+ *   utimensat_in   utimensat(AT_FDCWD, WORKDIR/ch, NULL, 0), "touch":
+ *                  supervised the same way
  *   getppid        the seccomp filter alone (the action cache, or a
  *                  filter run per call)
  *
@@ -34,11 +38,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static char p_ro[4096], p_wr[4096], p_cu[4096], p_ra[4096], p_rb[4096];
+static char p_ro[4096], p_wr[4096], p_cu[4096], p_ra[4096], p_rb[4096], p_ch[4096];
 static const char *p_deep;
 
 static void die(const char *what, const char *path)
@@ -99,6 +104,19 @@ static void op_rename_in(long i)
 		die("rename", from);
 }
 
+static void op_chmod_in(long i)
+{
+	if (chmod(p_ch, (i & 1) ? 0600 : 0644) < 0)
+		die("chmod", p_ch);
+}
+
+static void op_utimensat_in(long i)
+{
+	(void)i;
+	if (utimensat(AT_FDCWD, p_ch, NULL, 0) < 0)
+		die("utimensat", p_ch);
+}
+
 static void op_getppid(long i)
 {
 	(void)i;
@@ -149,6 +167,7 @@ int main(int argc, char **argv)
 	snprintf(p_cu, sizeof(p_cu), "%s/sysbench.cu", argv[optind]);
 	snprintf(p_ra, sizeof(p_ra), "%s/sysbench.ra", argv[optind]);
 	snprintf(p_rb, sizeof(p_rb), "%s/sysbench.rb", argv[optind]);
+	snprintf(p_ch, sizeof(p_ch), "%s/sysbench.ch", argv[optind]);
 	p_deep = argv[optind + 1];
 
 	fd = open(p_ro, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -161,17 +180,24 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		die("create", p_ra);
 	close(fd);
+	fd = open(p_ch, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("create", p_ch);
+	close(fd);
 
 	bench("open_ro_in", op_open_ro_in, n);
 	bench("open_ro_deep", op_open_ro_deep, n);
 	bench("open_wr_in", op_open_wr_in, n);
 	bench("create_unlink", op_create_unlink, n);
 	bench("rename_in", op_rename_in, n);
+	bench("chmod_in", op_chmod_in, n);
+	bench("utimensat_in", op_utimensat_in, n);
 	bench("getppid", op_getppid, n * 10);
 
 	unlink(p_ro);
 	unlink(p_wr);
 	unlink(p_ra);
 	unlink(p_rb);
+	unlink(p_ch);
 	return 0;
 }

@@ -1155,6 +1155,11 @@ static void test_supervisor_xattr(void **state)
 
 /* ---- magic links ----------------------------------------------------- */
 
+/*
+ * The caller's own descriptors through /proc (glibc's lchmod, tar as root)
+ * are decided on the object they refer to, as fchmod would be: inside
+ * allowed, outside refused EPERM.  Every other magic link stays ELOOP.
+ */
 static void probe_magic(struct report *r, const struct fx *fx)
 {
 	int out = open("out/f", O_RDONLY | O_CLOEXEC);
@@ -1162,16 +1167,18 @@ static void probe_magic(struct report *r, const struct fx *fx)
 	char p[PATH_MAX * 2];
 
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", out);
-	rec(r, chmod(p, 0600));                                    /* 0 */
+	rec(r, chmod(p, 0600));                                    /* 0: outside */
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", in);
-	rec(r, chmod(p, 0600));                                    /* 1: refused too */
+	rec(r, chmod(p, 0600));                                    /* 1: inside */
 	snprintf(p, sizeof(p), "/proc/self/root%s/out/f", fx->base);
 	rec(r, chmod(p, 0600));                                    /* 2 */
 	snprintf(p, sizeof(p), "/proc/%d/fd/%d", getpid(), out);
-	rec(r, chmod(p, 0600));                                    /* 3 */
+	rec(r, chmod(p, 0600));                                    /* 3: outside */
 	snprintf(p, sizeof(p), "/dev/fd/%d", out);
 	rec(r, chmod(p, 0600));                                    /* 4 */
 	rec(r, chmod("/proc/self/cwd/out/f", 0600));               /* 5 */
+	snprintf(p, sizeof(p), "/proc/self/exe");
+	rec(r, chmod(p, 0600));                                    /* 6 */
 	close(out);
 	close(in);
 }
@@ -1179,24 +1186,189 @@ static void probe_magic(struct report *r, const struct fx *fx)
 static void test_supervisor_magic_links(void **state)
 {
 	struct fx *fx = *state;
+	static const int res[] = { -EPERM, -ELOOP, -EPERM, -ELOOP, -ELOOP, -ELOOP };
+	static const int whys[] = { SG_SUP_OUTSIDE, SG_SUP_UNRESOLVED, SG_SUP_OUTSIDE,
+				    SG_SUP_UNRESOLVED, SG_SUP_UNRESOLVED, SG_SUP_UNRESOLVED };
+	char out[PATH_MAX * 2], root[PATH_MAX * 2];
+	/* Refused after resolution: the object; unresolved: the step's words. */
+	const char *paths[] = { out, root, out, "/dev/fd/", "/proc/self/cwd/out/f",
+				"/proc/self/exe" };
+	struct run run;
+
+	snprintf(out, sizeof(out), "%s/out/f", fx->base);
+	snprintf(root, sizeof(root), "/proc/self/root%s/out/f", fx->base);
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	run_supervised(fx, probe_magic, &run);
+	step_is(&run, 0, EPERM, "the caller's fd of a file outside, by /proc/self/fd");
+	step_is(&run, 1, 0, "the caller's fd of a file inside, by /proc/self/fd");
+	step_is(&run, 2, ELOOP, "/proc/self/root/...: still a magic link");
+	step_is(&run, 3, EPERM, "/proc/<its own pid>/fd/N of a file outside");
+	step_is(&run, 4, ELOOP, "/dev/fd/N: /proc/self followed by stepguard");
+	step_is(&run, 5, ELOOP, "/proc/self/cwd/...");
+	step_is(&run, 6, ELOOP, "/proc/self/exe");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0600);
+	assert_int_equal(run.n_ev, 6);
+	for (int i = 0; i < run.n_ev; i++) {
+		assert_string_equal(run.ev[i].op, "chmod");
+		assert_int_equal(run.ev[i].result, res[i]);
+		assert_int_equal(run.ev[i].why, whys[i]);
+		/* /dev/fd/N: N is the child's number */
+		assert_true(strncmp(run.ev[i].path, paths[i], strlen(paths[i])) == 0);
+		if (i != 3)
+			assert_string_equal(run.ev[i].path, paths[i]);
+	}
+	run_done(&run);
+}
+
+/*
+ * Every form of the caller's own descriptor link, for every kind of call,
+ * with the kernel's answers: /proc/thread-self, /proc/PID/task/TID, a
+ * dirfd on /proc/self/fd and on /proc, an O_PATH descriptor of a symbolic
+ * link (landing on the link: chmod EOPNOTSUPP), a no-follow call (acts on
+ * the magic link itself: fchmodat2 EOPNOTSUPP, lchown 0, O_NOFOLLOW
+ * ELOOP), a trailing slash (ENOTDIR), a closed descriptor (ENOENT).
+ */
+static void probe_own_fds(struct report *r, const struct fx *fx)
+{
+	int in = open("work/f", O_PATH | O_CLOEXEC);
+	int rw = open("work/g", O_RDONLY | O_CLOEXEC);
+	int lnk = open("work/link_in", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fddir = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct timespec ts[2] = { { .tv_sec = T2001 }, { .tv_sec = T2001 } };
+	char p[PATH_MAX], n[32];
+	int fd;
+
+	(void)fx;
+	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d", in);
+	rec(r, chmod(p, 0600));                                    /* 0 */
+	snprintf(p, sizeof(p), "/proc/%d/task/%d/fd/%d", getpid(), gettid(), in);
+	rec(r, chmod(p, 0640));                                    /* 1 */
+	snprintf(n, sizeof(n), "%d", in);
+	rec(r, fchmodat(fddir, n, 0604, 0));                       /* 2 */
+	snprintf(p, sizeof(p), "self/fd/%d", in);
+	rec(r, fchmodat(proc, p, 0606, 0));                        /* 3 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", lnk);
+	rec(r, chmod(p, 0600));                                    /* 4: a symlink */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", in);
+	rec(r, syscall(SYS_fchmodat2, AT_FDCWD, p, 0600, AT_SYMLINK_NOFOLLOW)); /* 5 */
+	rec(r, lchown(p, getuid(), getgid()));                     /* 6 */
+	rec(r, utimensat(AT_FDCWD, p, ts, 0));                     /* 7 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", rw);
+	rec(r, truncate(p, 1));                                    /* 8 */
+	fd = open(p, O_RDONLY | O_TRUNC | O_CLOEXEC);
+	rec(r, fd);                                                /* 9 */
+	if (fd >= 0)
+		close(fd);
+	rec(r, open(p, O_RDONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC)); /* 10 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/", in);
+	rec(r, chmod(p, 0600));                                    /* 11 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", rw);
+	close(rw);
+	rec(r, chmod(p, 0600));                                    /* 12: closed */
+	close(in);
+	close(lnk);
+	close(fddir);
+	close(proc);
+}
+
+static void test_supervisor_own_fd_links(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "gg\n", 0644);
+	run_supervised(fx, probe_own_fds, &run);
+	step_is(&run, 0, 0, "/proc/thread-self/fd/N");
+	step_is(&run, 1, 0, "/proc/PID/task/TID/fd/N");
+	step_is(&run, 2, 0, "fchmodat(dirfd of /proc/self/fd, \"N\")");
+	step_is(&run, 3, 0, "fchmodat(dirfd of /proc, \"self/fd/N\")");
+	step_is(&run, 4, EOPNOTSUPP, "chmod lands on the link an O_PATH fd holds");
+	step_is(&run, 5, EOPNOTSUPP, "fchmodat2(NOFOLLOW) acts on the magic link itself");
+	step_is(&run, 6, 0, "lchown of the magic link itself");
+	step_is(&run, 7, 0, "utimensat through the link");
+	step_is(&run, 8, 0, "truncate through the link");
+	step_is(&run, 9, 0, "O_RDONLY|O_TRUNC open through the link");
+	step_is(&run, 10, ELOOP, "O_NOFOLLOW on the magic link");
+	step_is(&run, 11, ENOTDIR, "a trailing slash after a file's link");
+	step_is(&run, 12, ENOENT, "a descriptor the step closed");
+	mode_is(fx, "work/f", 0606);
+	mtime_is(fx, "work/f", T2001);
+	size_is(fx, "work/g", 0);
+	mode_is(fx, "work/link_in", 0777);
+	assert_int_equal(run.n_ev, 0);
+	run_done(&run);
+}
+
+/*
+ * /proc/PID/fd/N of another process is not the caller's descriptor: the
+ * caller holds work/f at the same number, the other process out/f.  Taking
+ * the caller's N would change work/f; following the other's, out/f.
+ * Both must stay as they are, refused with ELOOP and reported.
+ */
+static void probe_other_fd(struct report *r, const struct fx *fx)
+{
+	int pipefd[2], fd, outfd;
+	char p[PATH_MAX], c;
+	pid_t other;
+
+	(void)fx;
+	assert_int_equal(pipe(pipefd), 0);
+	outfd = open("out/f", O_RDONLY | O_CLOEXEC);
+	other = fork();
+	if (other == 0) {
+		close(pipefd[0]);
+		/* Hold out/f, say so, and wait to be killed. */
+		(void)!write(pipefd[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(outfd);
+	close(pipefd[1]);
+	(void)!read(pipefd[0], &c, 1);
+	close(pipefd[0]);
+	/* The caller's own descriptor with the other's number: work/f. */
+	fd = open("work/f", O_RDONLY | O_CLOEXEC);
+	if (fd != outfd) {
+		dup2(fd, outfd);
+		close(fd);
+	}
+	rec(r, outfd);                                             /* 0: it ran */
+	snprintf(p, sizeof(p), "/proc/%d/fd/%d", other, outfd);
+	rec(r, chmod(p, 0600));                                    /* 1 */
+	rec(r, utimensat(AT_FDCWD, p, NULL, 0));                   /* 2 */
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	close(outfd);
+}
+
+static void test_supervisor_other_process_fd_refused(void **state)
+{
+	struct fx *fx = *state;
 	struct run run;
 
 	put_file(fx, "out/f", "x\n", 0644);
 	put_file(fx, "work/f", "x\n", 0644);
-	run_supervised(fx, probe_magic, &run);
-	for (int i = 0; i < 6; i++)
-		step_is(&run, i, ELOOP, "a /proc magic link is not resolved");
+	assert_int_equal(utimensat(fx->bfd, "work/f",
+				   (struct timespec[2]){ { .tv_sec = T2001 }, { .tv_sec = T2001 } }, 0), 0);
+	assert_int_equal(utimensat(fx->bfd, "out/f",
+				   (struct timespec[2]){ { .tv_sec = T2001 }, { .tv_sec = T2001 } }, 0), 0);
+	run_supervised(fx, probe_other_fd, &run);
+	step_is(&run, 0, 0, "the step ran and holds work/f at the other's number");
+	step_is(&run, 1, ELOOP, "chmod of another process's /proc/PID/fd/N");
+	step_is(&run, 2, ELOOP, "utimensat of another process's /proc/PID/fd/N");
 	mode_is(fx, "out/f", 0644);
 	mode_is(fx, "work/f", 0644);
-	assert_int_equal(run.n_ev, 6);
-	for (int i = 0; i < run.n_ev; i++) {
-		assert_string_equal(run.ev[i].op, "chmod");
-		assert_int_equal(run.ev[i].result, -ELOOP);
-		assert_int_equal(run.ev[i].why, SG_SUP_UNRESOLVED);
-		/* Nothing was resolved: the step's own words. */
-		assert_true(strncmp(run.ev[i].path, "/proc/", 6) == 0 ||
-			    strncmp(run.ev[i].path, "/dev/fd/", 8) == 0);
-	}
+	mtime_is(fx, "out/f", T2001);
+	mtime_is(fx, "work/f", T2001);
+	assert_int_equal(run.n_ev, 2);
+	assert_string_equal(run.ev[0].op, "chmod");
+	assert_int_equal(run.ev[0].why, SG_SUP_UNRESOLVED);
+	assert_string_equal(run.ev[1].op, "utimes");
+	assert_int_equal(run.ev[1].why, SG_SUP_UNRESOLVED);
 	run_done(&run);
 }
 
@@ -2344,6 +2516,8 @@ int main(void)
 		FX_TEST(test_supervisor_times),
 		FX_TEST(test_supervisor_xattr),
 		FX_TEST(test_supervisor_magic_links),
+		FX_TEST(test_supervisor_own_fd_links),
+		FX_TEST(test_supervisor_other_process_fd_refused),
 		FX_TEST(test_supervisor_truncate),
 		FX_TEST(test_supervisor_plain_opens_stay_in_the_kernel),
 		FX_TEST(test_supervisor_threads_and_children),

@@ -43,6 +43,7 @@ const struct sg_call sg_calls[] = {
 	CALL("truncate",     SG_K_TRUNCATE,    -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
 	CALL("open",         SG_K_OPEN,        -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
 	CALL("openat",       SG_K_OPEN,         0, 1, -1, -1, 2, 3, -1, -1, false, SG_T_NONE),
+	CALL("setgroups",    SG_K_SETGROUPS,   -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execve",       SG_K_EXEC,        -1, 0, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execveat",     SG_K_EXEC,         0, 1, -1, 4, -1, -1, -1, -1, false, SG_T_NONE),
 };

@@ -28,6 +28,9 @@
 
 #include "confine/supervisor/supervisor.h"
 
+/* fchmodat2 (Linux 6.6): the same number on x86_64 and the generic table. */
+#define SG_SYS_fchmodat2 452
+
 /* The kernel's own limit on symbolic links followed in one lookup. */
 #define SG_MAXSYMLINKS 40
 /* Levels the upward walk may climb before it gives up and refuses. */
@@ -44,6 +47,7 @@ enum sg_kind {
 	SG_K_TRUNCATE,
 	SG_K_OPEN,
 	SG_K_EXEC,          /* only in a ruling step (sg_supervisor_add_exec_rules()) */
+	SG_K_SETGROUPS,     /* only noted, then continued (sg_supervisor_handle()) */
 };
 
 enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
@@ -92,6 +96,19 @@ struct sg_sup_root {
 	int fd;       /* our duplicate: keeps the inode, and its number, alive */
 };
 
+/*
+ * A task served recently, with what we opened for it kept open (target.c,
+ * "Tasks kept open"): its /proc/TID, its status file and its pidfd.
+ */
+#define SG_TASKS 16
+struct sg_task {
+	pid_t tid;             /* 0: a free slot */
+	int proc, status, pidfd;
+	bool thread_pidfd;     /* pidfd is the thread's own (PIDFD_THREAD) */
+	unsigned long used;    /* the supervisor's count when last used */
+	struct sg_creds creds; /* as last read; groups from its status */
+};
+
 struct sg_supervisor {
 	int listener;
 	uint32_t arch;
@@ -108,15 +125,30 @@ struct sg_supervisor {
 	size_t n_execs;
 	struct sg_creds self;
 	struct sg_view view;
+	/*
+	 * /proc is a procfs of our pid namespace, so "/proc/self" of the
+	 * step can be spelled "/proc/<its tgid>" here (resolve.c).
+	 */
+	bool proc_ours;
+	bool fchmodat2_empty;  /* fchmodat2(fd, "", AT_EMPTY_PATH) works (6.6) */
+	bool pidfd_info;       /* PIDFD_GET_INFO gives a task's ids (6.13) */
+	bool groups_changed;   /* a task of the step called setgroups(2) */
+	struct sg_task tasks[SG_TASKS];
+	char *status_buf;      /* SG_STATUS_MAX + 1 bytes: one task's status */
 };
+
+/* /proc/PID/status is ~1.5 KiB; a huge Groups: line is the only way past this. */
+#define SG_STATUS_MAX ((size_t)64 * 1024)
 
 /* The task whose call is being handled. */
 struct sg_target {
 	const struct sg_supervisor *s;
+	struct sg_task *task;  /* owns proc and pidfd when set */
 	uint64_t id;
 	pid_t tid;
 	int proc;              /* /proc/TID, O_PATH: pins that task's pid */
-	int pidfd;             /* opened on first use */
+	int pidfd;             /* the thread's, opened on first use */
+	int pidfd_proc;        /* its process's (leader's table), on first use */
 	int failed;            /* errno of our own failure to read its state */
 	struct sg_creds creds;
 };
@@ -126,6 +158,13 @@ struct sg_obj {
 	int fd;                /* O_PATH (path-based) or the step's file (fd) */
 	int parent;            /* directory the last component was found in */
 	bool exists;           /* false: only parent and name (O_CREAT) */
+	/*
+	 * fd is our own /proc/self/fd/M link itself, standing for the
+	 * step's /proc/.../fd/N link that a no-follow call names: a procfs
+	 * inode, in no directory tree (resolve.c, sg_proc_fd_link()).
+	 */
+	bool own_link;
+	int hold;              /* keeps M open while fd refers to its link */
 	struct stat st;
 	char name[NAME_MAX + 1];
 };
@@ -155,18 +194,30 @@ static inline const char *sg_fd_path(char buf[SG_FD_PATH_MAX], int fd)
 }
 
 /* target.c */
-int sg_target_open(struct sg_target *t, const struct sg_supervisor *s,
+int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 		   uint64_t id, pid_t tid);
+void sg_tasks_free(struct sg_supervisor *s);
 void sg_target_close(struct sg_target *t);
 int sg_target_valid(struct sg_target *t);
 int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
 int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 		       size_t size);
 int sg_target_getfd(struct sg_target *t, int fd);
+int sg_target_getfd_proc(struct sg_target *t, int fd);
+/* sg_target_fd_table(): which of the caller's descriptor tables a procfs directory is */
+#define SG_TABLE_THREAD  1
+#define SG_TABLE_PROCESS 2
+int sg_target_fd_table(struct sg_target *t, const struct stat *dir);
 int sg_target_cwd(struct sg_target *t);
-int sg_target_view(struct sg_target *t, struct sg_view *v);
+int sg_target_view(struct sg_target *t, struct sg_view *v, unsigned int what);
+int sg_target_umask(struct sg_target *t, mode_t *mask);
+bool sg_pidfd_info_works(void);
 int sg_creds_read(int proc_fd, struct sg_creds *c);
-int sg_view_read(int proc_fd, struct sg_view *v);
+int sg_creds_pread(int status_fd, char *buf, struct sg_creds *c);
+/* sg_view_read(): the root always; these on request */
+#define SG_VIEW_MNT  (1u << 0)
+#define SG_VIEW_USER (1u << 1)
+int sg_view_read(int proc_fd, struct sg_view *v, unsigned int what);
 bool sg_creds_no_more_than(const struct sg_creds *self,
 			   const struct sg_creds *step, bool same_userns);
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -206,6 +207,10 @@ static int sg_do_chmod(struct sg_job *j)
 	 */
 	if (j->fd_call)
 		return sg_result(j, fchmod(j->obj.fd, mode));
+	/* The same inode, without the lookup through procfs (6.6). */
+	if (j->t->s->fchmodat2_empty)
+		return sg_result(j, (int)syscall(SG_SYS_fchmodat2, j->obj.fd, "",
+						 mode, AT_EMPTY_PATH));
 	return sg_result(j, chmod(sg_fd_path(p, j->obj.fd), mode));
 }
 
@@ -450,12 +455,16 @@ static int sg_do_open(struct sg_job *j)
 			return ret;
 
 		if (!j->obj.exists) {
-			mode_t old;
+			mode_t old, mask;
+			int r;
 
 			j->op = sg_op_name(SG_OP_CREATE);
 			if (!sg_decide(j, false, &ret))
 				return ret;
-			old = umask(j->t->creds.umask);
+			r = sg_target_umask(j->t, &mask);
+			if (r < 0)
+				return sg_fail(j, r);
+			old = umask(mask);
 			fd = openat(j->obj.parent, j->obj.name,
 				    (flags & ~O_CLOEXEC) | O_CREAT | O_EXCL |
 				    O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
@@ -506,10 +515,10 @@ static int sg_do_open(struct sg_job *j)
 
 /* ---- entry ---------------------------------------------------------- */
 
+/* The root's mount settles the mount namespace too (target.c, sg_view_read()). */
 static bool sg_same_view(const struct sg_view *a, const struct sg_view *b)
 {
-	return a->mnt_dev == b->mnt_dev && a->mnt_ino == b->mnt_ino &&
-	       a->root_dev == b->root_dev && a->root_ino == b->root_ino &&
+	return a->root_dev == b->root_dev && a->root_ino == b->root_ino &&
 	       a->root_mnt_id == b->root_mnt_id;
 }
 
@@ -524,6 +533,7 @@ int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 	const struct sg_supervisor *s = t->s;
 	struct sg_job *j;
 	struct sg_view view;
+	bool need_user;
 	int r;
 
 	/* PATH_MAX of path, on the heap: the supervisor's stack stays small. */
@@ -551,7 +561,12 @@ int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 	 * both must be the step's.  A step that chroots, enters another
 	 * mount namespace or drops privileges is not served (fail closed).
 	 */
-	r = sg_target_view(t, &view);
+	/*
+	 * The user namespace matters only for capabilities stepguard has:
+	 * without any, sg_creds_no_more_than() answers the same either way.
+	 */
+	need_user = s->self.cap_eff != 0;
+	r = sg_target_view(t, &view, need_user ? SG_VIEW_USER : 0);
 	if (c->kind == SG_K_EXEC) {
 		/*
 		 * Nothing is done for the step, so its credentials do not
@@ -570,9 +585,9 @@ int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 	} else if (r < 0) {
 		r = sg_fail(j, r);
 	} else if (!sg_same_view(&view, &s->view) ||
-		   !sg_creds_no_more_than(&s->self, &t->creds,
-					  view.user_dev == s->view.user_dev &&
-					  view.user_ino == s->view.user_ino)) {
+		   !sg_creds_no_more_than(&s->self, &t->creds, !need_user ||
+					  (view.user_dev == s->view.user_dev &&
+					   view.user_ino == s->view.user_ino))) {
 		r = sg_refuse(j, SG_SUP_FOREIGN, j->refusal);
 	} else {
 		switch (c->kind) {

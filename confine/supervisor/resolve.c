@@ -45,7 +45,7 @@ int sg_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
 void sg_obj_init(struct sg_obj *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->fd = o->parent = -1;
+	o->fd = o->parent = o->hold = -1;
 }
 
 void sg_obj_close(struct sg_obj *o)
@@ -54,7 +54,9 @@ void sg_obj_close(struct sg_obj *o)
 		close(o->fd);
 	if (o->parent >= 0)
 		close(o->parent);
-	o->fd = o->parent = -1;
+	if (o->hold >= 0)
+		close(o->hold);
+	o->fd = o->parent = o->hold = -1;
 }
 
 static int sg_obj_take(struct sg_obj *o, int fd)
@@ -114,6 +116,139 @@ static void sg_split(char *path, const char **dir, const char **last,
 	}
 }
 
+/* procfs gives its root directory this inode number (PROC_ROOT_INO). */
+#define SG_PROC_ROOT_INO 1
+
+static bool sg_is_proc_root(int fd)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC &&
+	       fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       st.st_ino == SG_PROC_ROOT_INO;
+}
+
+/* If p starts with the component word (then "/" or the end), what follows it. */
+static const char *sg_after_component(const char *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(p, word, n) != 0 || (p[n] != '/' && p[n] != '\0'))
+		return NULL;
+	return p + n;
+}
+
+/*
+ * "self" and "thread-self" in the root of procfs are symbolic links that
+ * procfs computes for whoever follows them: followed here, they would name
+ * stepguard, which is a different process.  So spell them for the caller,
+ * as the kernel would for it: "self" is its process (TGID), "thread-self"
+ * TGID/task/TID.  Two forms are recognised: an absolute path starting
+ * /proc/self or /proc/thread-self when /proc is the procfs of our pid
+ * namespace (the numbers the kernel gives us are of that namespace), and
+ * a relative one starting with either word from a start directory that is
+ * the root of a procfs.  Any other way to those links (/dev/fd, /dev/stdin,
+ * a symbolic link to /proc/self in a directory part) is followed by
+ * openat2 here, names stepguard, and is refused further on.  buf is
+ * rewritten in place; 0 or -ENAMETOOLONG.
+ */
+static int sg_proc_self(struct sg_target *t, int start, char buf[PATH_MAX])
+{
+	char out[PATH_MAX];
+	const char *p = buf, *rest;
+	size_t head;
+	int n;
+
+	if (buf[0] == '/') {
+		if (!t->s->proc_ours)
+			return 0;
+		while (*p == '/')
+			p++;
+		if (!(rest = sg_after_component(p, "proc")))
+			return 0;
+		p = rest;
+		while (*p == '/')
+			p++;
+	}
+	rest = sg_after_component(p, "self");
+	if (!rest && !(rest = sg_after_component(p, "thread-self")))
+		return 0;
+	if (buf[0] == '/') {
+		_cleanup_close_ int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (proc < 0 || !sg_is_proc_root(proc))
+			return 0;
+	} else if (start < 0 || !sg_is_proc_root(start)) {
+		return 0;
+	}
+	head = (size_t)(p - buf);
+	if (p[0] == 's')
+		n = snprintf(out, sizeof(out), "%.*s%d%s", (int)head, buf,
+			     (int)t->creds.tgid, rest);
+	else
+		n = snprintf(out, sizeof(out), "%.*s%d/task/%d%s", (int)head, buf,
+			     (int)t->creds.tgid, (int)t->tid, rest);
+	if (n < 0 || (size_t)n >= sizeof(out))
+		return -ENAMETOOLONG;
+	memcpy(buf, out, (size_t)n + 1);
+	return 0;
+}
+
+/*
+ * The last component is a symbolic link on procfs.  The kernel follows a
+ * /proc/.../fd/N link to the object descriptor N of that table refers to
+ * (a "magic" link: no path is looked up), so we can do the same only where
+ * we can take that descriptor: in the caller's own tables
+ * (sg_target_fd_table()).  There, N is taken from the step with
+ * pidfd_getfd() and decided exactly like an fd-based call.  Every other
+ * link on procfs (another process's fd, cwd, root, exe, map_files, and
+ * stepguard's own, which "/proc/self" became if it reached us unrewritten)
+ * is refused with ELOOP, as RESOLVE_NO_MAGICLINKS answers.
+ *
+ * A call that does not follow its last link acts, in the kernel, on the
+ * link itself: an inode of procfs, of the caller's own, in no directory
+ * tree (there lchown and utimensat succeed, chmod says EOPNOTSUPP and
+ * xattrs EPERM).  We act on our own link to the same descriptor, which is
+ * the same kind of inode, so the kernel gives the same answers, and
+ * nothing of the step's, nor any file, changes.
+ */
+static int sg_proc_fd_link(struct sg_target *t, int parent, const char *name,
+			   bool follow, struct sg_obj *o)
+{
+	char p[SG_FD_PATH_MAX];
+	struct stat pst;
+	char *end;
+	long n;
+	int table, fd;
+
+	if (fstat(parent, &pst) < 0)
+		return -errno;
+	table = sg_target_fd_table(t, &pst);
+	if (table < 0)
+		return table;
+	if (table == 0)
+		return -ELOOP;
+	/* procfs names its descriptors in plain decimal; anything else is no fd. */
+	errno = 0;
+	n = strtol(name, &end, 10);
+	if (errno || end == name || *end || n < 0 || n > INT32_MAX)
+		return -ELOOP;
+	fd = table == SG_TABLE_PROCESS ? sg_target_getfd_proc(t, (int)n)
+				       : sg_target_getfd(t, (int)n);
+	/* Closed since we saw its entry: the kernel would not find it either. */
+	if (fd == -EBADF)
+		return -ENOENT;
+	if (fd < 0)
+		return fd;
+	if (follow)
+		return sg_obj_take(o, fd);
+	o->hold = fd;
+	o->own_link = true;
+	return sg_obj_take(o, sg_openat2(AT_FDCWD, sg_fd_path(p, fd),
+					 O_PATH | O_NOFOLLOW | O_CLOEXEC, 0));
+}
+
 /*
  * Resolve the step's (dirfd, path) to an object, with the kernel's rules:
  * an absolute path starts at the root (checked equal to the step's before
@@ -128,8 +263,9 @@ static void sg_split(char *path, const char **dir, const char **last,
  *
  * Magic links (/proc/PID/fd/N, cwd, root, exe...) are refused with ELOOP:
  * openat2 refuses them in the directory part, and a link on procfs as the
- * last component is refused here, since even /proc/self would name the
- * supervisor, not the step.
+ * last component is refused by sg_proc_fd_link(), except the caller's own
+ * descriptors, which it takes from the step.  /proc/self is spelled for
+ * the caller first (sg_proc_self()), at the start and after every link.
  */
 int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		    unsigned int how, struct sg_obj *o)
@@ -165,8 +301,11 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		struct statfs sf;
 		struct stat st;
 		ssize_t n;
-		int fd;
+		int fd, r;
 
+		r = sg_proc_self(t, buf[0] == '/' ? -1 : start, buf);
+		if (r < 0)
+			return r;
 		sg_split(buf, &dir, &last, &must_dir);
 		parent = sg_openat2(dir[0] == '/' ? AT_FDCWD : start, dir,
 				    O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -202,6 +341,23 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			return e;
 		}
 
+		/* A link on procfs is magic, or one we must not follow here. */
+		if (S_ISLNK(st.st_mode) && fstatfs(fd, &sf) < 0) {
+			r = -errno;
+			close(fd);
+			return r;
+		}
+		if (S_ISLNK(st.st_mode) && sf.f_type == PROC_SUPER_MAGIC) {
+			close(fd);
+			r = sg_proc_fd_link(t, parent, last, must_dir ||
+					    !(how & (SG_R_NOFOLLOW | SG_R_EXCL)), o);
+			if (r < 0)
+				return r;
+			if (must_dir && !S_ISDIR(o->st.st_mode))
+				return -ENOTDIR;
+			return 0;
+		}
+
 		/*
 		 * Follow a trailing symlink unless told not to; a trailing
 		 * slash forces following, O_CREAT|O_EXCL forbids it (the
@@ -222,8 +378,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			return 0;
 		}
 
-		if (++links > SG_MAXSYMLINKS ||
-		    fstatfs(fd, &sf) < 0 || sf.f_type == PROC_SUPER_MAGIC) {
+		if (++links > SG_MAXSYMLINKS) {
 			close(fd);
 			return -ELOOP;
 		}
@@ -369,6 +524,9 @@ static int sg_judge_by_name(const struct sg_supervisor *s, const struct sg_obj *
 int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
 	     bool metadata)
 {
+	/* Our own procfs link inode (sg_proc_fd_link()): no file changes. */
+	if (o->own_link)
+		return 1;
 	if (!o->exists)
 		return sg_dir_beneath(s, o->parent);
 	if (S_ISDIR(o->st.st_mode))

@@ -35,6 +35,17 @@
 #include "lib/cleanup.h"
 #include "lib/vocab.h"
 
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SG_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#else
+#define SG_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SG_USER_NOTIF_FD_SYNC_WAKE_UP 1UL
+#else
+#define SG_USER_NOTIF_FD_SYNC_WAKE_UP ((unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP)
+#endif
+
 /*
  * Calls refused with ENOSYS rather than supervised.  Their arguments sit
  * in a structure we would have to copy and interpret (openat2's open_how,
@@ -146,6 +157,10 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 		const struct sg_call *c = &sg_calls[i];
 		int nr;
 
+		/*
+		 * setgroups is among these: not judged, only noted, so the
+		 * supervisor knows when a task's groups may have changed.
+		 */
 		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC)
 			continue;
 		nr = seccomp_syscall_resolve_name(c->name);
@@ -272,6 +287,55 @@ static int sg_check_listener(int fd)
 	return strcmp(name, "anon_inode:seccomp notify") == 0 ? 0 : -EINVAL;
 }
 
+/*
+ * Is /proc the procfs of our pid namespace?  Then the caller's numbers,
+ * which the kernel gives us in our namespace, are its names there, and
+ * its "/proc/self" can be spelled "/proc/TGID" (resolve.c).  If not, its
+ * /proc/self paths stay refused.
+ */
+static bool sg_proc_is_ours(void)
+{
+	char link[32], want[32];
+	ssize_t n = readlink("/proc/self", link, sizeof(link) - 1);
+
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	snprintf(want, sizeof(want), "%d", (int)getpid());
+	return strcmp(link, want) == 0;
+}
+
+/*
+ * fchmodat2(fd, "", mode, AT_EMPTY_PATH) (6.6) changes the mode of the
+ * descriptor's own inode, O_PATH included, without the lookup through
+ * /proc/self/fd that chmod of a descriptor needs otherwise (ops.c).  Probed
+ * on a descriptor of /proc/self: procfs refuses every mode change of a
+ * process directory with EPERM, root's too, after the lookup, so EPERM
+ * means the flag works and nothing changed; ENOSYS means no fchmodat2,
+ * EINVAL or ENOENT a kernel that does not take the empty path.
+ */
+static bool sg_probe_fchmodat2_empty(void)
+{
+	_cleanup_close_ int fd = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	long r;
+
+	if (fd < 0)
+		return false;
+	r = syscall(SG_SYS_fchmodat2, fd, "", 0555, AT_EMPTY_PATH);
+	return r < 0 && errno == EPERM;
+}
+
+/*
+ * SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (6.6): the step's thread waits while
+ * we work, so the kernel may switch to us on its CPU and back, instead of
+ * waking us elsewhere; a round trip costs about a third less here.  Purely
+ * a scheduling hint: without it (older kernel) everything works the same.
+ */
+static void sg_sync_wake_up(int listener)
+{
+	(void)ioctl(listener, SG_IOCTL_NOTIF_SET_FLAGS, SG_USER_NOTIF_FD_SYNC_WAKE_UP);
+}
+
 static int sg_take_roots(struct sg_supervisor *s, const struct sg_root *roots,
 			 size_t n)
 {
@@ -383,6 +447,11 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 	if (r == 0)
 		r = sg_alloc_bufs(s);
 	if (r == 0) {
+		s->status_buf = malloc(SG_STATUS_MAX + 1);
+		if (!s->status_buf)
+			r = -ENOMEM;
+	}
+	if (r == 0) {
 		s->nr = calloc(sg_n_calls, sizeof(*s->nr));
 		if (!s->nr)
 			r = -ENOMEM;
@@ -392,7 +461,7 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 		self = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		r = self < 0 ? -errno : sg_creds_read(self, &s->self);
 		if (r == 0)
-			r = sg_view_read(self, &s->view);
+			r = sg_view_read(self, &s->view, SG_VIEW_MNT | SG_VIEW_USER);
 	}
 	/* != 0, the same test as the steps above: no path reaches s->nr unset */
 	if (r != 0) {
@@ -401,6 +470,10 @@ int sg_supervisor_new(struct sg_supervisor **out, int listener_fd,
 	}
 	for (size_t i = 0; i < sg_n_calls; i++)
 		s->nr[i] = seccomp_syscall_resolve_name(sg_calls[i].name);
+	s->proc_ours = sg_proc_is_ours();
+	s->fchmodat2_empty = sg_probe_fchmodat2_empty();
+	s->pidfd_info = sg_pidfd_info_works();
+	sg_sync_wake_up(listener);
 
 	s->listener = steal_fd(&listener);
 	*out = s;
@@ -430,6 +503,8 @@ void sg_supervisor_free(struct sg_supervisor *s)
 	for (size_t i = 0; i < s->n_execs; i++)
 		close(s->execs[i].fd);
 	free(s->execs);
+	sg_tasks_free(s);
+	free(s->status_buf);
 	free(s->req);
 	free(s->resp);
 	free(s->nr);
@@ -450,10 +525,12 @@ static int sg_send(struct sg_supervisor *s, uint64_t id, const struct sg_reply *
 	/*
 	 * Never SECCOMP_USER_NOTIF_FLAG_CONTINUE for what we judge: a path
 	 * checked here and looked up again by the kernel can be swapped in
-	 * between.  The one exception is an exec of a ruling step, which no
-	 * process can perform for another: Landlock's EXECUTE right, decided
-	 * by the kernel on the file it opens, is what refuses it; we only
-	 * log the refusals we can see coming (sg_supervisor_add_exec_rules()).
+	 * between.  Two exceptions judge nothing.  An exec of a ruling step,
+	 * which no process can perform for another: Landlock's EXECUTE right,
+	 * decided by the kernel on the file it opens, is what refuses it; we
+	 * only log the refusals we can see coming
+	 * (sg_supervisor_add_exec_rules()).  And setgroups(2), which we only
+	 * note (sg_supervisor_handle()).
 	 */
 	resp->flags = rep->cont ? SECCOMP_USER_NOTIF_FLAG_CONTINUE : 0;
 	if (rep->cont) { /* the kernel wants both zero with CONTINUE */
@@ -530,7 +607,16 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 				c = &sg_calls[i];
 
 	ret = 0;
-	if (!c) {
+	if (c && c->kind == SG_K_SETGROUPS) {
+		/*
+		 * Noted before the kernel runs it, so every call we handle
+		 * from now on reads the groups afresh (target.c,
+		 * sg_task_refresh()); the call itself is the kernel's to
+		 * judge, as it would be without us.
+		 */
+		s->groups_changed = true;
+		rep.cont = true;
+	} else if (!c) {
 		/*
 		 * Only our rules notify this listener; anything else is a bug
 		 * in the filter.  Refuse it, and say so.

@@ -325,5 +325,13 @@ case $? in
 *) fail=$((fail + 1)); echo "FAIL model-cli: see above" ;;
 esac
 
+# tar x and lchmod through /proc/self/fd, and another process's fd refused
+STEPGUARD=$SG bash "$here/procfd.sh"
+case $? in
+0) pass=$((pass + 1)) ;;
+77) ;; # skipped, and said why; never counted as passed
+*) fail=$((fail + 1)); echo "FAIL procfd: see above" ;;
+esac
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
