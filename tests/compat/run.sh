@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# shellcheck disable=SC2016 # the cases' commands are sh -c strings, expanded by that sh
 #
 # tests/compat/run.sh — ordinary tools work under stepguard as they do bare.
 #
@@ -47,7 +48,7 @@ export LC_ALL=C
 SUITE_USER_DEFAULT=sgtest
 die() { echo "compat: $*" >&2; exit 2; }
 
-AS= FILTER= ONLY= LIST=0 KEEP=0 VERBOSE=0 SETUP=
+AS='' FILTER='' ONLY='' LIST=0 KEEP=0 VERBOSE=0 SETUP=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--as) AS=${2:?--as needs a user}; shift 2 ;;
@@ -368,11 +369,12 @@ prepare_user() {
 		[ "$u" = "$SUITE_USER_DEFAULT" ] || die "user $u does not exist"
 		useradd -m "$u" || die "useradd $u failed"
 	fi
-	HELPER_DIR= U_SG=$SG U_SELF=$SELF
+	HELPER_DIR='' U_SG=$SG U_SELF=$SELF
 	if ! as_user "$u" test -x "$SG" -a -r "$SELF" -a -r "$TREE"; then
 		HELPER_DIR=$(mktemp -d /var/tmp/sg-compat-bin.XXXXXX) || die "mktemp"
 		chmod 755 "$HELPER_DIR"
-		cp "$SG" "$HELPER_DIR/stepguard" && cp "$SELF" "$TREE" "$HELPER_DIR/" || die "copy"
+		cp "$SG" "$HELPER_DIR/stepguard" || die "copy $SG"
+		cp "$SELF" "$TREE" "$HELPER_DIR/" || die "copy the suite"
 		U_SG=$HELPER_DIR/stepguard U_SELF=$HELPER_DIR/run.sh
 	fi
 }
