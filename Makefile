@@ -181,7 +181,7 @@ TEST_LINK_test_tmpdir          := $(call objs,launcher/tmpdir.c) $(POLICY_OBJS)
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $$(TEST_LINK_test_$$*)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
-check: unit cli host modelcli concurrency failclosed vm
+check: unit cli host modelcli concurrency failclosed compat vm
 
 # Confinement on this machine, judged from outside: the self-test and the
 # adversarial suite, as root and as an unprivileged user.
@@ -190,6 +190,13 @@ host: $(BUILD)/stepguard $(BUILD)/stepguard-probe $(BUILD)/tests/adversary
 		STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/selftest/run.sh
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard ADVERSARY=$(CURDIR)/$(BUILD)/tests/adversary \
 		bash tests/host/run.sh
+
+# Ordinary tools (GNU tar, cp -a, rsync, git, npm, pip, make and gcc,
+# sort, cargo, ...) bare and under stepguard, as root, as sgtest and as
+# root dropping to sgtest; the trees must agree (tests/compat/README.md).
+.PHONY: compat
+compat: $(BUILD)/stepguard
+	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/compat/run.sh
 
 # The real model CLI (pinned, from npm; skipped with the reason when npm or
 # the registry is not there) against a stub of the Messages API on

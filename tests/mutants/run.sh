@@ -46,13 +46,13 @@ declare -A killer=(
 	[45-credential-channel-dropped]=test_ruling
 	[46-after-double-dash-always-prompt]=test_ruling
 	[47-variadic-equals-takes-operands]=test_ruling
+	[48-proc-fd-of-another-process]=test_supervisor
 	[50-tmpdir-shared-base-accepted]=test_tmpdir
 	[51-tmpdir-base-owner-unchecked]=test_tmpdir
 	[52-tmpdir-remove-follows-links]=test_tmpdir
 	[60-prebuilt-ignores-policy-deny]=test_seccomp
 	[61-prebuilt-without-supervisor-rules]=test_seccomp
 	[62-notify-gate-below-api-5]=test_seccomp
-	[48-proc-fd-of-another-process]=test_supervisor
 )
 
 # The VM rows that kill each VM-only mutant (result names in
