@@ -560,12 +560,32 @@ int sg_confine_child(void *ctx, const char **stage)
 	if (c->supervise) {
 		int listener = r;
 
+		char go;
+		ssize_t n;
+
 		*stage = "handing the supervisor its listener";
 		r = sg_send_fd(c->sock[1], listener);
 		close(listener);
-		close(c->sock[1]);
-		if (r < 0)
+		if (r < 0) {
+			close(c->sock[1]);
 			return r;
+		}
+		/*
+		 * Then wait until the supervisor serves: a step whose
+		 * supervision cannot start (no /proc, say) must never run,
+		 * not run until the parent notices and kills it.  A step
+		 * that is not a ruling step makes no notified call before
+		 * its first chmod, so without this wait its exec, and what
+		 * it runs, would race the parent's setup.  EOF: the parent
+		 * gave up.
+		 */
+		*stage = "waiting for the supervisor";
+		do
+			n = read(c->sock[1], &go, 1);
+		while (n < 0 && errno == EINTR);
+		close(c->sock[1]);
+		if (n != 1)
+			return n < 0 ? -errno : -ECANCELED;
 	}
 	return 0;
 }
@@ -579,14 +599,24 @@ int sg_confine_started(struct sg_confine *c)
 	close(c->sock[1]);
 	c->sock[1] = -1;
 	fd = sg_recv_fd(c->sock[0]);
-	close(c->sock[0]);
-	c->sock[0] = -1;
-	if (fd < 0)
+	if (fd < 0) {
+		close(c->sock[0]);
+		c->sock[0] = -1;
 		return fd;
+	}
 	/* Takes the listener, also on failure. */
 	r = sg_supervisor_new(&c->sup, fd, c->roots, c->n_roots);
 	if (r == 0 && c->execs)
 		r = sg_supervisor_set_execs(c->sup, c->execs->v, c->execs->n);
+	/*
+	 * Only a supervisor that serves releases the child to its exec
+	 * (sg_confine_child()); on failure the socket closes unwritten and
+	 * the child gives up without running the step.
+	 */
+	if (r == 0 && send(c->sock[0], "g", 1, MSG_NOSIGNAL) != 1)
+		r = -errno;
+	close(c->sock[0]);
+	c->sock[0] = -1;
 	return r;
 }
 
