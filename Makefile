@@ -305,7 +305,8 @@ uninstall:
 DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
 	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
 	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
-	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev clang-tidy strace
+	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev clang-tidy strace \
+	rsync acl python3-venv patch
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
