@@ -25,6 +25,7 @@ END = "<!-- bench:end -->"
 BUDGETS = [
     ("`stepguard -- /bin/true` (Landlock) vs bare `/bin/true`", 2.0, "su_sg"),
     ("the same vs `bwrap --ro-bind / / --bind W W --dev /dev --proc /proc /bin/true`", 0.45, "su_bwrap"),
+    ("the same vs the static exec-only wrapper `execwrap /bin/true` (issue 14; stricter than a fork+exec+wait wrapper, which also pays a fork)", 1.3, "su_floor"),
     ("read-only open+close inside a step, file in the work dir", 1.05, "open_ro_in"),
     ("read-only open+close inside a step, file six directories deep outside it", 1.05, "open_ro_deep"),
     ("write open + write + close inside the work dir", 1.10, "open_wr_in"),
@@ -137,6 +138,7 @@ def startup(d, out, measured):
     if "stepguard" in labels and "execwrap" in labels:
         s = summary([by_round[r]["stepguard"] / by_round[r]["execwrap"] for r in rounds
                      if "stepguard" in by_round[r] and "execwrap" in by_round[r]])
+        measured["su_floor"] = s
         med, rng = fmt_ratio(s)
         out.append(f"stepguard vs the exec-only floor, same round: median {med}, min–max {rng}.\n")
 
