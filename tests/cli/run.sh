@@ -220,6 +220,10 @@ out=$("${E[@]}" "$SG" -p tmpd.ini -s keep -w work -- sh -c 'echo kept >"$TMPDIR/
 kd=$(sed -n "s/^stepguard: the step's temporary directory is kept: //p" <<<"$out")
 if [ "$rc" -eq 0 ] && [ -n "$kd" ] && [ "$(cat "$kd/f" 2>/dev/null)" = kept ]; then pass=$((pass + 1)); else
 	fail=$((fail + 1)); echo "FAIL tmpdir-kept: status $rc: $out"; fi
+# another step's directory is not this step's root
+out=$("${E[@]}" "$SG" -q -w work -- sh -c 'echo ran; echo x >"$0/g"' "$kd" 2>&1); rc=$?
+if [ -n "$kd" ] && [ "$rc" -ne 0 ] && grep -qx ran <<<"$out" && [ ! -e "$kd/g" ]; then pass=$((pass + 1)); else
+	fail=$((fail + 1)); echo "FAIL tmpdir-other-step-refused: status $rc: $out"; fi
 [ -n "$kd" ] && rm -rf "$kd"
 expect 0 '#   temporary directory: a new one under /tmp (base: the default)' tmpdir-check -- \
 	"${E[@]}" "$SG" -w work --check -- true
