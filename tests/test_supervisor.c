@@ -1373,6 +1373,12 @@ static void probe_own_fd_dirs(struct report *r, const struct fx *fx)
 	rec(r, utimensat(AT_FDCWD, p, ts, 0));                     /* 15 */
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
+	/* /dev/fd is a link to /proc/self/fd, /dev/stdin to its 0: the caller's. */
+	snprintf(p, sizeof(p), "/dev/fd/%d/f", dd);
+	rec(r, chmod(p, 0640));                                    /* 16: work/d/f */
+	held = open("work/d/sub/f", O_RDONLY);
+	rec(r, held >= 0 && dup2(held, 0) == 0 ? 0 : -1);          /* 17 */
+	rec(r, chmod("/dev/stdin", 0606));                         /* 18: work/d/sub/f */
 	close(dd);
 	close(wk);
 	close(od);
@@ -1411,7 +1417,11 @@ static void test_supervisor_own_fd_dir_part(void **state)
 	step_is(&run, 13, 0, "the other process holds out at the caller's number for work/d");
 	step_is(&run, 14, ELOOP, "chmod of another process's /proc/PID/fd/N/f");
 	step_is(&run, 15, ELOOP, "utimensat of another process's /proc/PID/fd/N/f");
-	mode_is(fx, "work/d/f", 0600);
+	step_is(&run, 16, 0, "chmod /dev/fd/N/f");
+	step_is(&run, 17, 0, "work/d/sub/f as the step's stdin");
+	step_is(&run, 18, 0, "chmod /dev/stdin");
+	mode_is(fx, "work/d/f", 0640);
+	mode_is(fx, "work/d/sub/f", 0606);
 	mtime_is(fx, "work/d/sub/f", T2001);
 	mode_is(fx, "work/g", 0600);
 	mode_is(fx, "work/d/sub/g", 0604);
