@@ -1186,12 +1186,12 @@ static void probe_magic(struct report *r, const struct fx *fx)
 static void test_supervisor_magic_links(void **state)
 {
 	struct fx *fx = *state;
-	static const int res[] = { -EPERM, -ELOOP, -EPERM, -ELOOP, -ELOOP, -ELOOP };
+	static const int res[] = { -EPERM, -ELOOP, -EPERM, -EPERM, -ELOOP, -ELOOP };
 	static const int whys[] = { SG_SUP_OUTSIDE, SG_SUP_UNRESOLVED, SG_SUP_OUTSIDE,
-				    SG_SUP_UNRESOLVED, SG_SUP_UNRESOLVED, SG_SUP_UNRESOLVED };
+				    SG_SUP_OUTSIDE, SG_SUP_UNRESOLVED, SG_SUP_UNRESOLVED };
 	char out[PATH_MAX * 2], root[PATH_MAX * 2];
 	/* Refused after resolution: the object; unresolved: the step's words. */
-	const char *paths[] = { out, root, out, "/dev/fd/", "/proc/self/cwd/out/f",
+	const char *paths[] = { out, root, out, out, "/proc/self/cwd/out/f",
 				"/proc/self/exe" };
 	struct run run;
 
@@ -1204,7 +1204,7 @@ static void test_supervisor_magic_links(void **state)
 	step_is(&run, 1, 0, "the caller's fd of a file inside, by /proc/self/fd");
 	step_is(&run, 2, ELOOP, "/proc/self/root/...: still a magic link");
 	step_is(&run, 3, EPERM, "/proc/<its own pid>/fd/N of a file outside");
-	step_is(&run, 4, ELOOP, "/dev/fd/N: /proc/self followed by stepguard");
+	step_is(&run, 4, EPERM, "/dev/fd/N of a file outside: /dev/fd read as the caller's");
 	step_is(&run, 5, ELOOP, "/proc/self/cwd/...");
 	step_is(&run, 6, ELOOP, "/proc/self/exe");
 	mode_is(fx, "out/f", 0644);
@@ -1214,10 +1214,7 @@ static void test_supervisor_magic_links(void **state)
 		assert_string_equal(run.ev[i].op, "chmod");
 		assert_int_equal(run.ev[i].result, res[i]);
 		assert_int_equal(run.ev[i].why, whys[i]);
-		/* /dev/fd/N: N is the child's number */
-		assert_true(strncmp(run.ev[i].path, paths[i], strlen(paths[i])) == 0);
-		if (i != 3)
-			assert_string_equal(run.ev[i].path, paths[i]);
+		assert_string_equal(run.ev[i].path, paths[i]);
 	}
 	run_done(&run);
 }
@@ -1300,6 +1297,173 @@ static void test_supervisor_own_fd_links(void **state)
 	size_is(fx, "work/g", 0);
 	mode_is(fx, "work/link_in", 0777);
 	assert_int_equal(run.n_ev, 0);
+	run_done(&run);
+}
+
+/*
+ * The caller's own /proc/.../fd/N in the directory part, then a rest (GNU
+ * tar --xattrs: setxattr("/proc/self/fd/4/./f")): the kernel takes
+ * descriptor N and walks the rest from it, ".." to that directory's real
+ * parent; so does the supervisor, and judges where the walk lands.  N a
+ * directory inside (work/d) or the work directory itself (work), N outside
+ * (out), N a file (ENOTDIR, as the kernel), a symbolic link in the rest to
+ * the caller's /proc/self/fd/N, and another process's /proc/PID/fd/N/f,
+ * which stays ELOOP.  Each refusal is reported, so it was attempted.
+ */
+static void probe_own_fd_dirs(struct report *r, const struct fx *fx)
+{
+	int dd = open("work/d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int wk = open("work", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int od = open("out", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int wf = open("work/f", O_RDONLY | O_CLOEXEC);
+	struct timespec ts[2] = { { .tv_sec = T2001 }, { .tv_sec = T2001 } };
+	int pipefd[2], held;
+	char p[PATH_MAX], t[64], c;
+	pid_t other;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/./f", dd);
+	rec(r, chmod(p, 0600));                                    /* 0: work/d/f */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/sub/f", dd);
+	rec(r, utimensat(AT_FDCWD, p, ts, 0));                     /* 1: work/d/sub/f */
+	snprintf(p, sizeof(p), "/proc/thread-self/fd/%d/../f", dd);
+	rec(r, fchownat(AT_FDCWD, p, getuid(), getgid(), 0));      /* 2: work/f */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/../out/f", wk);
+	rec(r, chmod(p, 0600));                                    /* 3: out/f */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/../../out/f", dd);
+	rec(r, utimensat(AT_FDCWD, p, ts, 0));                     /* 4: out/f */
+	snprintf(p, sizeof(p), "/proc/%d/fd/%d/f", getpid(), od);
+	rec(r, fchownat(AT_FDCWD, p, getuid(), getgid(), 0));      /* 5: out/f */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/../work/g", od);
+	rec(r, chmod(p, 0600));                                    /* 6: work/g */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/x", wf);
+	rec(r, chmod(p, 0600));                                    /* 7: ENOTDIR */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/.", wf);
+	rec(r, utimensat(AT_FDCWD, p, ts, 0));                     /* 8: ENOTDIR */
+	/* A link in the rest to the caller's /proc/self/fd/N: the caller's N. */
+	snprintf(t, sizeof(t), "/proc/self/fd/%d", dd);
+	rec(r, symlinkat(t, wk, "tod"));                           /* 9 */
+	snprintf(p, sizeof(p), "/proc/self/fd/%d/tod/sub/g", wk);
+	rec(r, chmod(p, 0604));                                    /* 10: work/d/sub/g */
+	if (fx->xattr_ok) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d/./f", dd);
+		rec(r, setxattr(p, "user.t", "1", 1, 0));          /* 11: work/d/f */
+		snprintf(p, sizeof(p), "/proc/self/fd/%d/../out/f", wk);
+		rec(r, setxattr(p, "user.t", "1", 1, 0));          /* 12: out/f */
+	} else {
+		rec(r, 0);
+		rec(r, -1);
+	}
+
+	/* Another process holds out at the number the caller holds work/d at. */
+	assert_int_equal(pipe(pipefd), 0);
+	other = fork();
+	if (other == 0) {
+		close(pipefd[0]);
+		if (dup2(od, dd) >= 0)
+			(void)!write(pipefd[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	held = (int)read(pipefd[0], &c, 1);
+	close(pipefd[0]);
+	rec(r, held == 1 ? 0 : -1);                                /* 13: it holds out */
+	snprintf(p, sizeof(p), "/proc/%d/fd/%d/f", other, dd);
+	rec(r, chmod(p, 0600));                                    /* 14 */
+	rec(r, utimensat(AT_FDCWD, p, ts, 0));                     /* 15 */
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	/* /dev/fd is a link to /proc/self/fd, /dev/stdin to its 0: the caller's. */
+	snprintf(p, sizeof(p), "/dev/fd/%d/f", dd);
+	rec(r, chmod(p, 0640));                                    /* 16: work/d/f */
+	held = open("work/d/sub/f", O_RDONLY);
+	rec(r, held >= 0 && dup2(held, 0) == 0 ? 0 : -1);          /* 17 */
+	rec(r, chmod("/dev/stdin", 0606));                         /* 18: work/d/sub/f */
+	close(dd);
+	close(wk);
+	close(od);
+	close(wf);
+}
+
+static void test_supervisor_own_fd_dir_part(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_dir(fx, "work/d");
+	put_dir(fx, "work/d/sub");
+	put_file(fx, "work/d/f", "x\n", 0644);
+	put_file(fx, "work/d/sub/f", "x\n", 0644);
+	put_file(fx, "work/d/sub/g", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	put_file(fx, "work/g", "x\n", 0644);
+	put_file(fx, "out/f", "x\n", 0644);
+	assert_int_equal(utimensat(fx->bfd, "out/f",
+				   (struct timespec[2]){ { .tv_sec = T2001 + 1 }, { .tv_sec = T2001 + 1 } }, 0), 0);
+	run_supervised(fx, probe_own_fd_dirs, &run);
+	step_is(&run, 0, 0, "chmod /proc/self/fd/N/./f, N work/d");
+	step_is(&run, 1, 0, "utimensat /proc/self/fd/N/sub/f");
+	step_is(&run, 2, 0, "fchownat /proc/thread-self/fd/N/../f: the walk up lands in work");
+	step_is(&run, 3, EPERM, "chmod /proc/self/fd/N/../out/f, N the work dir itself");
+	step_is(&run, 4, EPERM, "utimensat /proc/self/fd/N/../../out/f, N work/d");
+	step_is(&run, 5, EPERM, "fchownat /proc/PID/fd/N/f, N out");
+	step_is(&run, 6, 0, "chmod /proc/self/fd/N/../work/g, N out: lands inside");
+	step_is(&run, 7, ENOTDIR, "chmod /proc/self/fd/N/x, N a file");
+	step_is(&run, 8, ENOTDIR, "utimensat /proc/self/fd/N/., N a file");
+	step_is(&run, 9, 0, "symlink work/tod -> /proc/self/fd/N");
+	step_is(&run, 10, 0, "chmod through a link in the rest to the caller's /proc/self/fd/N");
+	step_is(&run, 11, 0, "setxattr /proc/self/fd/N/./f (tar --xattrs)");
+	step_is(&run, 12, fx->xattr_ok ? EPERM : 0, "setxattr /proc/self/fd/N/../out/f");
+	step_is(&run, 13, 0, "the other process holds out at the caller's number for work/d");
+	step_is(&run, 14, ELOOP, "chmod of another process's /proc/PID/fd/N/f");
+	step_is(&run, 15, ELOOP, "utimensat of another process's /proc/PID/fd/N/f");
+	step_is(&run, 16, 0, "chmod /dev/fd/N/f");
+	step_is(&run, 17, 0, "work/d/sub/f as the step's stdin");
+	step_is(&run, 18, 0, "chmod /dev/stdin");
+	mode_is(fx, "work/d/f", 0640);
+	mode_is(fx, "work/d/sub/f", 0606);
+	mtime_is(fx, "work/d/sub/f", T2001);
+	mode_is(fx, "work/g", 0600);
+	mode_is(fx, "work/d/sub/g", 0604);
+	mode_is(fx, "out/f", 0644);
+	mtime_is(fx, "out/f", T2001 + 1);
+	if (fx->xattr_ok) {
+		char v[4], pth[PATH_MAX * 2];
+
+		snprintf(pth, sizeof(pth), "%s/work/d/f", fx->base);
+		assert_int_equal(getxattr(pth, "user.t", v, sizeof(v)), 1);
+		snprintf(pth, sizeof(pth), "%s/out/f", fx->base);
+		assert_int_equal(getxattr(pth, "user.t", v, sizeof(v)), -1);
+	}
+	{
+		static const char *const ops[] = { "chmod", "utimes", "chown", "setxattr",
+						   "chmod", "utimes" };
+		static const char *const paths[] = { "out/f", "out/f", "out/f", "out/f",
+						     "/proc/", "/proc/" };
+		static const int res[] = { -EPERM, -EPERM, -EPERM, -EPERM, -ELOOP, -ELOOP };
+		size_t n = fx->xattr_ok ? 6 : 5;
+
+		assert_int_equal(run.n_ev, (int)n);
+		for (size_t i = 0, k = 0; i < 6; i++) {
+			char want[PATH_MAX * 2];
+
+			if (i == 3 && !fx->xattr_ok)
+				continue;
+			if (paths[i][0] == '/')
+				snprintf(want, sizeof(want), "%s", paths[i]);
+			else
+				snprintf(want, sizeof(want), "%s/%s", fx->base, paths[i]);
+			if (strcmp(run.ev[k].op, ops[i]) != 0 ||
+			    strncmp(run.ev[k].path, want, strlen(want)) != 0 ||
+			    run.ev[k].result != res[i]) {
+				print_error("refusal %zu: got %s %s %d, want %s %s %d\n", k,
+					    run.ev[k].op, run.ev[k].path, run.ev[k].result,
+					    ops[i], want, res[i]);
+				fail();
+			}
+			k++;
+		}
+	}
 	run_done(&run);
 }
 
@@ -2517,6 +2681,7 @@ int main(void)
 		FX_TEST(test_supervisor_xattr),
 		FX_TEST(test_supervisor_magic_links),
 		FX_TEST(test_supervisor_own_fd_links),
+		FX_TEST(test_supervisor_own_fd_dir_part),
 		FX_TEST(test_supervisor_other_process_fd_refused),
 		FX_TEST(test_supervisor_truncate),
 		FX_TEST(test_supervisor_plain_opens_stay_in_the_kernel),

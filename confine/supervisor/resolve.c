@@ -328,6 +328,77 @@ static int sg_open_dir(const struct sg_supervisor *s, int start, bool start_bene
 			  O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
 }
 
+static int sg_resolve_from(struct sg_target *t, int start, char buf[PATH_MAX],
+			   unsigned int how, struct sg_obj *o, int *links, int depth);
+
+/* Nested walks (a link met in a walked directory part that needs a walk of its own). */
+#define SG_WALK_NEST 8
+
+/*
+ * The directory part dir, walked one component at a time from *start (from
+ * "/" when dir is absolute), each component resolved by sg_resolve_from()
+ * as "component/": followed, required to be a directory (ENOTDIR, as the
+ * kernel), every symbolic link read by us and its target spelled for the
+ * caller (sg_proc_self()), every link on procfs decided by
+ * sg_proc_fd_link().  So the caller's own /proc/.../fd/N in a directory
+ * part is its descriptor N, taken with pidfd_getfd(), and the rest goes on
+ * from there as from a dirfd: ".." from N's directory is that directory's
+ * parent, as the kernel walks it.  Any other magic link stays ELOOP.
+ * *start is replaced by the directory reached.  Only run where openat2()
+ * could not say (ELOOP, ENOENT): it is the slow way.
+ */
+static int sg_walk_dir(struct sg_target *t, int *start, const char *dir,
+		       int *links, int depth)
+{
+	const char *p = dir;
+	int cur = *start;
+
+	if (depth >= SG_WALK_NEST)
+		return -ELOOP;
+	*start = -1;
+	if (dir[0] == '/') {
+		if (cur >= 0)
+			close(cur);
+		cur = sg_openat2(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		if (cur < 0)
+			return cur;
+	}
+	for (;;) {
+		char comp[PATH_MAX];
+		struct sg_obj sub;
+		size_t n;
+		int r;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		memcpy(comp, p, n);
+		comp[n] = '/';
+		comp[n + 1] = '\0';
+		p += n;
+		sg_obj_init(&sub);
+		/* cur is handed over: sg_resolve_from() owns its start. */
+		r = sg_resolve_from(t, cur, comp, 0, &sub, links, depth + 1);
+		cur = -1;
+		if (r < 0) {
+			sg_obj_close(&sub);
+			return r;
+		}
+		cur = steal_fd(&sub.fd);
+		sg_obj_close(&sub);
+	}
+	*start = cur;
+	return 0;
+}
+
+/* A directory part in which no link can be met. */
+static bool sg_dir_plain(const char *dir)
+{
+	return strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0;
+}
+
 /*
  * Resolve the step's (dirfd, path) to an object, with the kernel's rules:
  * an absolute path starts at the root (checked equal to the step's before
@@ -340,19 +411,21 @@ static int sg_open_dir(const struct sg_supervisor *s, int start, bool start_bene
  * until a non-link.  That gives the directory holding the final object,
  * which the decision needs for a file, without a second lookup.
  *
- * Magic links (/proc/PID/fd/N, cwd, root, exe...) are refused with ELOOP:
- * openat2 refuses them in the directory part, and a link on procfs as the
- * last component is refused by sg_proc_fd_link(), except the caller's own
- * descriptors, which it takes from the step.  /proc/self is spelled for
- * the caller first (sg_proc_self()), at the start and after every link.
+ * Magic links (/proc/PID/fd/N, cwd, root, exe...) are refused with ELOOP,
+ * except the caller's own descriptors, which sg_proc_fd_link() takes from
+ * the step.  /proc/self is spelled for the caller first (sg_proc_self()),
+ * at the start and after every link.  openat2 refuses a magic link in the
+ * directory part (ELOOP), and follows a link to /proc/self there as
+ * stepguard (ELOOP or ENOENT, or a table not the caller's when the last
+ * component is a link on procfs): then the directory part is walked
+ * instead (sg_walk_dir()), each link in it read and decided by us, and
+ * the last component resolved from where the walk ended, as from a dirfd.
  */
 int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 		    unsigned int how, struct sg_obj *o)
 {
 	char buf[PATH_MAX];
-	_cleanup_close_ int start = -1;
-	bool must_dir = false, start_beneath = false;
-	int links = 0;
+	int start = -1, links = 0;
 
 	if (path[0] == '\0') {
 		if (!(how & SG_R_EMPTY))
@@ -371,9 +444,24 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 					  : sg_target_getfd(t, dirfd);
 		if (start < 0)
 			return start;
-		/* Tools work from the work directory: then no walk up is needed. */
-		start_beneath = sg_is_dir_root_fd(t->s, start);
 	}
+	return sg_resolve_from(t, start, buf, how, o, &links, 0);
+}
+
+/*
+ * sg_resolve_path() from our own descriptor start (owned: closed here; -1
+ * for an absolute path), buf modified in place; *links counts the links
+ * followed in the whole resolution, depth the walks it is nested in.
+ */
+static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX],
+			   unsigned int how, struct sg_obj *o, int *links, int depth)
+{
+	_cleanup_close_ int start = start_fd;
+	bool must_dir = false, start_beneath = false;
+
+	/* Tools work from the work directory: then no walk up is needed. */
+	if (start >= 0)
+		start_beneath = sg_is_dir_root_fd(t->s, start);
 
 	for (;;) {
 		_cleanup_close_ int parent = -1;
@@ -390,6 +478,8 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			return r;
 		sg_split(buf, &dir, &last, &must_dir);
 		parent = sg_open_dir(t->s, start, start_beneath, dir, &beneath);
+		if ((parent == -ELOOP || parent == -ENOENT) && !sg_dir_plain(dir))
+			goto walk;
 		if (parent < 0)
 			return parent;
 		if (!last) /* "/" */
@@ -435,6 +525,11 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			close(fd);
 			r = sg_proc_fd_link(t, parent, last, must_dir ||
 					    !(how & (SG_R_NOFOLLOW | SG_R_EXCL)), o);
+			/* Not the caller's table: maybe a link to /proc/self on the way. */
+			if (r == -ELOOP && !sg_dir_plain(dir)) {
+				sg_obj_close(o);
+				goto walk;
+			}
 			if (r < 0)
 				return r;
 			if (must_dir && !S_ISDIR(o->st.st_mode))
@@ -463,7 +558,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			return 0;
 		}
 
-		if (++links > SG_MAXSYMLINKS) {
+		if (++*links > SG_MAXSYMLINKS) {
 			close(fd);
 			return -ELOOP;
 		}
@@ -484,6 +579,18 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 			start = steal_fd(&parent);
 			start_beneath = beneath;
 		}
+		continue;
+walk:
+		/*
+		 * The directory part walked by us; then only the last
+		 * component is left, from the directory reached, judged as
+		 * from a dirfd there (no shortcut but what that directory is).
+		 */
+		r = sg_walk_dir(t, &start, dir, links, depth);
+		if (r < 0)
+			return r;
+		memmove(buf, last, strlen(last) + 1);
+		start_beneath = sg_is_dir_root_fd(t->s, start);
 	}
 }
 

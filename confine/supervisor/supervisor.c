@@ -108,15 +108,14 @@ static int sg_add_open_rules(scmp_filter_ctx ctx)
 		if (r < 0)
 			return r;
 	}
-
 	/*
 	 * An argument rule makes every openat run the filter instead of the
-	 * kernel's allow cache: put it first, as seccomp.c does for ioctl.
+	 * kernel's allow cache.  No priority is asked for: the filter is a
+	 * binary tree of syscall numbers (seccomp.c), which ignores
+	 * seccomp_syscall_priority(), and finds openat in as many compares
+	 * as any other number.
 	 */
-	r = seccomp_syscall_priority(ctx, SCMP_SYS(openat), 254);
-	if (r == 0 && seccomp_syscall_resolve_name("open") >= 0)
-		r = seccomp_syscall_priority(ctx, seccomp_syscall_resolve_name("open"), 253);
-	return r;
+	return 0;
 }
 
 /*

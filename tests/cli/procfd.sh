@@ -19,7 +19,13 @@
 #   3. the same on a file outside the roots is refused (EPERM, one record
 #      in the log), and the file keeps its mode;
 #   4. a file outside reached through another process's /proc/PID/fd/N
-#      (a sibling in the step holding it open) is refused too, with a record.
+#      (a sibling in the step holding it open) is refused too, with a record;
+#   5. as root, `tar --xattrs -xpf` of a small tarball with user.* xattrs
+#      into -C out (GNU tar then sets them with setxattr("/proc/self/fd/N/
+#      name"), N its descriptor of out: the caller's descriptor link in
+#      the directory part) gives, under
+#      stepguard, the same tree and the same xattrs (getfattr -d) as bare,
+#      and tar says nothing.
 # Each refusal case prints a line before its attempt, which is checked: a
 # refusal of a step that never ran proves nothing.
 #
@@ -123,6 +129,47 @@ grep -q '^refused: ' "$B/other.out" || bad "chmod through another process's /pro
 [ "$(stat -c %a "$B/out/f")" = 644 ] || bad "out/f has mode $(stat -c %a "$B/out/f") after the other-process chmod, want 644"
 grep -q '"chmod"' "$B/other.log" 2>/dev/null ||
 	bad "other's fd: no chmod record in the log: $(cat "$B/other.log" 2>/dev/null)"
+
+# ---- 5. tar --xattrs -xp as root ---------------------------------------------------
+if [ "$(id -u)" != 0 ]; then
+	echo "procfd: case 5 skipped: tar -xp sets xattrs through /proc/self/fd/N/name as root only"
+elif ! command -v getfattr >/dev/null || ! command -v setfattr >/dev/null; then
+	echo "procfd: case 5 skipped: no getfattr/setfattr (attr)"
+elif ! tar --version 2>/dev/null | grep -q 'GNU tar'; then
+	echo "procfd: case 5 skipped: tar is not GNU tar"
+elif ! mkdir -p "$B/xsrc/d/sub" || ! setfattr -n user.probe -v 1 "$B/xsrc/d" 2>/dev/null; then
+	echo "procfd: case 5 skipped: $B has no user.* xattrs"
+else
+	mkdir -p "$B/xbare/out" "$B/xwork/out"
+	echo a >"$B/xsrc/d/a"
+	echo b >"$B/xsrc/d/sub/b"
+	chmod 640 "$B/xsrc/d/a"
+	setfattr -n user.colour -v blue "$B/xsrc/d/a"
+	setfattr -n user.empty "$B/xsrc/d/a"
+	setfattr -n user.deep -v "$(printf '%0200d' 0)" "$B/xsrc/d/sub/b"
+	setfattr -n user.dir -v yes "$B/xsrc/d/sub"
+	tar --xattrs -cf "$B/x.tar" -C "$B/xsrc" d
+	(cd "$B/xbare" && tar --xattrs -xpf "$B/x.tar" -C out) >"$B/xbare.out" 2>&1
+	rc_bare=$?
+	(cd "$B/xwork" && "$SG" -q --log "$B/x.log" -- tar --xattrs -xpf "$B/x.tar" -C out) >"$B/xsg.out" 2>&1
+	rc_sg=$?
+	[ "$rc_bare" = 0 ] || bad "bare tar --xattrs -xpf exited $rc_bare: $(head -3 "$B/xbare.out")"
+	[ "$rc_sg" = 0 ] || bad "stepguard -- tar --xattrs -xpf exited $rc_sg: $(head -3 "$B/xsg.out")"
+	[ -s "$B/xsg.out" ] && bad "stepguard -- tar --xattrs -xpf said: $(head -3 "$B/xsg.out")"
+	listing() {
+		(cd "$1/out" && find d -printf '%p %y %m %U %G %s %T@ %l\n' | sort &&
+			getfattr -R -h -d -m '^user\.' d 2>/dev/null)
+	}
+	listing "$B/xbare" >"$B/xbare.lst"
+	listing "$B/xwork" >"$B/xsg.lst"
+	grep -q '^user.colour="blue"' "$B/xbare.lst" ||
+		bad "bare tar --xattrs -xpf lost user.colour: $(cat "$B/xbare.lst")"
+	if ! diff -u "$B/xbare.lst" "$B/xsg.lst" >"$B/x.diff"; then
+		bad "tar --xattrs -xpf under stepguard differs from bare: $(head -20 "$B/x.diff")"
+	fi
+	grep -q '"event":"denial"' "$B/x.log" 2>/dev/null &&
+		bad "tar --xattrs -xpf: refusals in the log: $(grep '"event":"denial"' "$B/x.log" | head -3)"
+fi
 
 [ $fail = 0 ] && echo "procfd: passed"
 exit $fail

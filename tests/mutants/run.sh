@@ -47,6 +47,7 @@ declare -A killer=(
 	[46-after-double-dash-always-prompt]=test_ruling
 	[47-variadic-equals-takes-operands]=test_ruling
 	[48-proc-fd-of-another-process]=test_supervisor
+	[49-proc-fd-dir-rest-not-walked]=test_supervisor
 	[50-tmpdir-shared-base-accepted]=test_tmpdir
 	[51-tmpdir-base-owner-unchecked]=test_tmpdir
 	[52-tmpdir-remove-follows-links]=test_tmpdir
