@@ -347,7 +347,7 @@ static int sg_resolve_from(struct sg_target *t, int start, char buf[PATH_MAX],
  * *start is replaced by the directory reached.  Only run where openat2()
  * could not say (ELOOP, ENOENT): it is the slow way.
  */
-static int sg_walk_dir(struct sg_target *t, int *start, const char *dir,
+static int sg_walk_dir(struct sg_target *t, int *start, const char *dir, // NOLINT(misc-no-recursion): nested at most SG_WALK_NEST deep, then ELOOP
 		       int *links, int depth)
 {
 	const char *p = dir;
@@ -381,7 +381,6 @@ static int sg_walk_dir(struct sg_target *t, int *start, const char *dir,
 		sg_obj_init(&sub);
 		/* cur is handed over: sg_resolve_from() owns its start. */
 		r = sg_resolve_from(t, cur, comp, 0, &sub, links, depth + 1);
-		cur = -1;
 		if (r < 0) {
 			sg_obj_close(&sub);
 			return r;
@@ -453,7 +452,7 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
  * for an absolute path), buf modified in place; *links counts the links
  * followed in the whole resolution, depth the walks it is nested in.
  */
-static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX],
+static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX], // NOLINT(misc-no-recursion): through sg_walk_dir(), bounded by SG_WALK_NEST
 			   unsigned int how, struct sg_obj *o, int *links, int depth)
 {
 	_cleanup_close_ int start = start_fd;
