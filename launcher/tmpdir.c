@@ -5,6 +5,7 @@
 #include "launcher/tmpdir.h"
 
 #include <dirent.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -202,71 +203,86 @@ static void rm_fail(struct rm_state *s, int errnum, const char *what, const char
 	snprintf(s->what, sizeof(s->what), "%s %s", what, name);
 }
 
-/* Empty the directory DFD: every entry by name, relative to DFD. */
+/* One entry, by name relative to DFD, and what it holds. */
+static void rm_entry(int dfd, const char *name, int depth, struct rm_state *s);
+
+/*
+ * Empty the directory DFD: every entry by name, relative to DFD.  The
+ * entries are read with getdents64() into a buffer on the stack, not with
+ * readdir(), which allocates: a step that ends out of memory (RLIMIT_AS,
+ * RLIMIT_DATA) must not leave its directory behind for want of a malloc.
+ * Entries are removed while the directory is read, which the kernel
+ * allows; one it did not return is taken by the second pass.
+ */
 static void rm_contents(int dfd, int depth, struct rm_state *s) // NOLINT(misc-no-recursion): depth bounded by TMPDIR_MAX_DEPTH, one open directory per level
 {
-	/* Its own descriptor: closedir() closes it, and DFD stays the caller's. */
+	/* Its own descriptor, so that the offset of DFD is not the reader's. */
 	int lfd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = lfd < 0 ? NULL : fdopendir(lfd);
-	struct dirent *e;
+	char buf[2048] __attribute__((aligned(8)));
+	long n;
 
-	if (!d) {
+	if (lfd < 0) {
 		rm_fail(s, errno, "cannot list", "a directory");
-		if (lfd >= 0)
-			close(lfd);
 		return;
 	}
-	while ((e = readdir(d))) {
-		struct stat st;
+	while ((n = syscall(SYS_getdents64, lfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT)
-				rm_fail(s, errno, "cannot stat", e->d_name);
-			continue;
+			off += e->d_reclen;
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				rm_entry(dfd, e->d_name, depth, s);
 		}
-		if (!S_ISDIR(st.st_mode)) {
-			/* A link is removed, never followed: unlinkat() acts on the name. */
-			if (unlinkat(dfd, e->d_name, 0) < 0 && errno != ENOENT)
-				rm_fail(s, errno, "cannot remove", e->d_name);
-			continue;
-		}
-		if (st.st_dev != s->dev) {
-			/* Something is mounted there: its files are not the step's to remove. */
-			rm_fail(s, EXDEV, "a file system is mounted on", e->d_name);
-			continue;
-		}
-		if (depth >= TMPDIR_MAX_DEPTH) {
-			rm_fail(s, ELOOP, "too deep to remove:", e->d_name);
-			continue;
-		}
-		{
-			/* O_NOFOLLOW: a directory swapped for a link since the stat is not entered. */
-			int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-			if (sub < 0 && errno == EACCES &&
-			    fchmodat(dfd, e->d_name, 0700, AT_SYMLINK_NOFOLLOW) == 0)
-				/* A directory the step made unreadable: it is its user's, as are we. */
-				sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub < 0) {
-				if (errno != ENOENT)
-					rm_fail(s, errno, "cannot open", e->d_name);
-				continue;
-			}
-			/*
-			 * Its entries cannot be removed without write and search
-			 * on it.  This fails on one not ours (a root step's
-			 * chown); the unlinks below then say why.
-			 */
-			(void)fchmod(sub, 0700);
-			rm_contents(sub, depth + 1, s);
-			close(sub);
-		}
-		if (unlinkat(dfd, e->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-			rm_fail(s, errno, "cannot remove", e->d_name);
 	}
-	closedir(d);
+	if (n < 0)
+		rm_fail(s, errno, "cannot list", "a directory");
+	close(lfd);
+}
+
+static void rm_entry(int dfd, const char *name, int depth, struct rm_state *s) // NOLINT(misc-no-recursion): as rm_contents()
+{
+	struct stat st;
+	int sub;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			rm_fail(s, errno, "cannot stat", name);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		/* A link is removed, never followed: unlinkat() acts on the name. */
+		if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+			rm_fail(s, errno, "cannot remove", name);
+		return;
+	}
+	if (st.st_dev != s->dev) {
+		/* Something is mounted there: its files are not the step's to remove. */
+		rm_fail(s, EXDEV, "a file system is mounted on", name);
+		return;
+	}
+	if (depth >= TMPDIR_MAX_DEPTH) {
+		rm_fail(s, ELOOP, "too deep to remove:", name);
+		return;
+	}
+	/* O_NOFOLLOW: a directory swapped for a link since the stat is not entered. */
+	sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0 && errno == EACCES && fchmodat(dfd, name, 0700, AT_SYMLINK_NOFOLLOW) == 0)
+		/* A directory the step made unreadable: it is its user's, as are we. */
+		sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0) {
+		if (errno != ENOENT)
+			rm_fail(s, errno, "cannot open", name);
+		return;
+	}
+	/*
+	 * Its entries cannot be removed without write and search on it.  This
+	 * fails on one not ours (a root step's chown); the unlinks then say why.
+	 */
+	(void)fchmod(sub, 0700);
+	rm_contents(sub, depth + 1, s);
+	close(sub);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		rm_fail(s, errno, "cannot remove", name);
 }
 
 int sg_tmpdir_remove(const struct sg_tmpdir *t, char *msg, size_t len)
