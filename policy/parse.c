@@ -184,43 +184,48 @@ static int parse_yes_no(const char *value, enum sg_tristate *out)
 	return 0;
 }
 
+/* KEY = yes|no, with its origin. */
+static int set_yes_no(struct parse_ctx *c, unsigned line, const char *section, const char *key,
+		      const char *value, enum sg_tristate *out, struct sg_origin *origin)
+{
+	if (parse_yes_no(value, out) < 0)
+		return fail(c, line, "[%s] %s: \"%s\" is not yes or no", section, key, value);
+	*origin = (struct sg_origin){ c->file, line };
+	return 1;
+}
+
+/* KEY = an absolute path or one starting with an expansion, kept unexpanded; empty allowed. */
+static int set_path(struct parse_ctx *c, unsigned line, const char *section, const char *key,
+		    const char *value, struct sg_string *out)
+{
+	char msg[256], *v;
+
+	if (sg_expand(value, NULL, NULL, msg, sizeof(msg)) < 0)
+		return fail(c, line, "[%s] %s: %s", section, key, msg);
+	if (*value && value[0] != '/' && strncmp(value, "${", 2) != 0)
+		return fail(c, line, "[%s] %s: \"%s\" is not an absolute path", section, key, value);
+	v = strdup(value);
+	if (!v)
+		return nomem(c);
+	free(out->s);
+	out->s = v;
+	out->set = true;
+	out->origin = (struct sg_origin){ c->file, line };
+	return 1;
+}
+
 static int set_setting(struct parse_ctx *c, unsigned line, struct sg_settings *s,
 		       const char *section, const char *key, const char *value, bool *done)
 {
-	char msg[256];
-
 	*done = true;
-	if (strcmp(key, "tmpdir") == 0) {
-		if (parse_yes_no(value, &s->tmpdir) < 0)
-			return fail(c, line, "[%s] tmpdir: \"%s\" is not yes or no", section, value);
-		s->tmpdir_origin = (struct sg_origin){ c->file, line };
-		return 1;
-	}
-	if (strcmp(key, "keep-tmpdir") == 0) {
-		if (parse_yes_no(value, &s->keep_tmpdir) < 0)
-			return fail(c, line, "[%s] keep-tmpdir: \"%s\" is not yes or no", section,
-				    value);
-		s->keep_tmpdir_origin = (struct sg_origin){ c->file, line };
-		return 1;
-	}
-	if (strcmp(key, "tmpdir-base") == 0) {
-		char *v;
-
-		/* Empty: the default base ($RUNNER_TEMP, else /tmp); checked again when expanded. */
-		if (sg_expand(value, NULL, NULL, msg, sizeof(msg)) < 0)
-			return fail(c, line, "[%s] tmpdir-base: %s", section, msg);
-		if (*value && value[0] != '/' && strncmp(value, "${", 2) != 0)
-			return fail(c, line, "[%s] tmpdir-base: \"%s\" is not an absolute path",
-				    section, value);
-		v = strdup(value);
-		if (!v)
-			return nomem(c);
-		free(s->tmpdir_base.s);
-		s->tmpdir_base.s = v;
-		s->tmpdir_base.set = true;
-		s->tmpdir_base.origin = (struct sg_origin){ c->file, line };
-		return 1;
-	}
+	if (strcmp(key, "tmpdir") == 0)
+		return set_yes_no(c, line, section, key, value, &s->tmpdir, &s->tmpdir_origin);
+	if (strcmp(key, "keep-tmpdir") == 0)
+		return set_yes_no(c, line, section, key, value, &s->keep_tmpdir,
+				  &s->keep_tmpdir_origin);
+	/* Empty: the default base ($RUNNER_TEMP, else /tmp); checked again when expanded. */
+	if (strcmp(key, "tmpdir-base") == 0)
+		return set_path(c, line, section, key, value, &s->tmpdir_base);
 	if (strcmp(key, "mode") == 0) {
 		if (sg_mode_parse(value, &s->mode) < 0)
 			return fail(c, line, "[%s] mode: \"%s\" is not enforce or audit", section, value);
@@ -235,22 +240,8 @@ static int set_setting(struct parse_ctx *c, unsigned line, struct sg_settings *s
 		s->filter_origin = (struct sg_origin){ c->file, line };
 		return 1;
 	}
-	if (strcmp(key, "log") == 0) {
-		char *v;
-
-		if (sg_expand(value, NULL, NULL, msg, sizeof(msg)) < 0)
-			return fail(c, line, "[%s] log: %s", section, msg);
-		if (*value && value[0] != '/' && strncmp(value, "${", 2) != 0)
-			return fail(c, line, "[%s] log: \"%s\" is not an absolute path", section, value);
-		v = strdup(value);
-		if (!v)
-			return nomem(c);
-		free(s->log.s);
-		s->log.s = v;
-		s->log.set = true;
-		s->log.origin = (struct sg_origin){ c->file, line };
-		return 1;
-	}
+	if (strcmp(key, "log") == 0)
+		return set_path(c, line, section, key, value, &s->log);
 	*done = false;
 	return 1;
 }
@@ -415,13 +406,9 @@ static int handler(void *user, const char *section, const char *key, const char 
 			    key, section);
 	}
 	case SEC_SECCOMP:
-		if (strcmp(key, "user-namespaces") == 0) {
-			if (parse_yes_no(value, &c->p->user_namespaces) < 0)
-				return fail(c, line, "[seccomp] user-namespaces: \"%s\" is not yes or no",
-					    value);
-			c->p->user_namespaces_origin = (struct sg_origin){ c->file, line };
-			return 1;
-		}
+		if (strcmp(key, "user-namespaces") == 0)
+			return set_yes_no(c, line, section, key, value, &c->p->user_namespaces,
+					  &c->p->user_namespaces_origin);
 		break;
 	case SEC_MODEL_CLI:
 	case SEC_CREDENTIALS:
