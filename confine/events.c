@@ -117,16 +117,21 @@ static void sup_event(const struct sg_sup_event *ev, struct drain_ctx *d)
 
 	read_comm(ev->pid, comm);
 	den.op = op_of(ev->op);
-	den.decision = SG_DECISION_DENIED;
+	/* Audit mode: let through (the kernel ran it), and said so. */
+	den.decision = ev->audited ? SG_DECISION_AUDITED : SG_DECISION_DENIED;
 	den.reason = sup_reason(ev->why);
-	den.error = -ev->result;
+	den.error = ev->audited ? 0 : -ev->result;
 	den.pid = ev->pid;
 	/* The supervisor runs as the step's user (sg_confine_become_user()). */
 	den.uid = getuid();
 	den.comm = comm;
 	den.path = ev->path;
 	den.path_len = strlen(ev->path);
-	den.truncated = ev->path_truncated;
+	if (ev->path2[0]) {
+		den.path2 = ev->path2;
+		den.path2_len = strlen(ev->path2);
+	}
+	den.truncated = ev->path_truncated || ev->path2_truncated;
 	den.has_time = clock_gettime(CLOCK_REALTIME, &den.when) == 0;
 	den.backend = "supervisor";
 	d->fn(&den, d->ctx);

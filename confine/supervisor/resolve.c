@@ -494,8 +494,8 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 		fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				RESOLVE_NO_MAGICLINKS);
 		if (fd == -ENOENT && (how & SG_R_CREATE)) {
-			/* open("new/", O_CREAT) is EISDIR in the kernel too. */
-			if (must_dir)
+			/* open("new/", O_CREAT) is EISDIR in the kernel too; mkdir("new/") is fine. */
+			if (must_dir && !(how & SG_R_MKDIR))
 				return -EISDIR;
 			if (strlen(last) >= sizeof(o->name))
 				return -ENAMETOOLONG;
@@ -622,7 +622,7 @@ static bool sg_is_dir_root_fd(const struct sg_supervisor *s, int fd)
  * is the directory itself.  A walk that runs out of levels refuses: an
  * answer we could not finish is not "inside".
  */
-static int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
+int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
 {
 	_cleanup_close_ int owned = -1;
 	int cur = dirfd;

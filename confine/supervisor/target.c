@@ -62,6 +62,15 @@ int sg_target_valid(struct sg_target *t)
 {
 	uint64_t id = t->id;
 
+	/*
+	 * A write intent is only judged: our answer is the one thing done
+	 * with what we read, and the kernel takes it only while the caller
+	 * still waits in the call we were told of, so the reads were of
+	 * that caller (sg_target.light; sg_supervisor_handle() records a
+	 * refusal only once it was delivered).
+	 */
+	if (t->light)
+		return 0;
 	if (ioctl(t->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
 		return 0;
 	if (errno == ENOENT)
@@ -209,7 +218,7 @@ static int sg_task_refresh(const struct sg_supervisor *s, struct sg_task *e)
  * was alive, and so the owner of its number, since the notification.
  */
 int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
-		   uint64_t id, pid_t tid)
+		   uint64_t id, pid_t tid, bool light)
 {
 	struct sg_task *e, *lru;
 	char p[32];
@@ -221,9 +230,17 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 	t->tid = tid;
 	t->proc = t->pidfd = t->pidfd_proc = -1;
 	t->creds.tgid = tid;
+	t->light = light;
 
 	e = sg_task_find(s, tid, &lru);
-	if (e && sg_task_refresh(s, e) < 0) {
+	/*
+	 * A write intent needs no credentials (nothing is done with them),
+	 * so a kept task is taken as it is.  If it is gone and its number
+	 * reused, reads through its /proc/TID fail, and the call goes to
+	 * Landlock unjudged (intent.c opens the task afresh and tries once
+	 * more).
+	 */
+	if (e && !light && sg_task_refresh(s, e) < 0) {
 		sg_task_drop(e);
 		lru = e;
 		e = NULL;
@@ -273,6 +290,16 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 	t->pidfd = e->pidfd;
 	t->creds = e->creds;
 	return sg_target_valid(t);
+}
+
+/* Drop the task kept for T, if any: it will be opened afresh. */
+void sg_target_forget(struct sg_target *t)
+{
+	if (!t->task)
+		return;
+	sg_task_drop(t->task);
+	t->task = NULL;
+	t->proc = t->pidfd = -1;
 }
 
 void sg_target_close(struct sg_target *t)
