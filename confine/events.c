@@ -208,6 +208,9 @@ const char *sg_confine_summary(const struct sg_confine *c, char *buf, size_t len
 		snprintf(buf, len, "%s (%s, %u programs)", sg_confine_backend_name(c),
 			 c->binfo.reused ? "pinned programs reused" : "programs loaded and pinned",
 			 c->binfo.n_progs);
+	else if (c->audit)
+		snprintf(buf, len, "%s (Landlock ABI %d; audit: nothing refused, the supervisor "
+			 "records what would be, not a boundary)", sg_confine_backend_name(c), c->ll.abi);
 	else
 		snprintf(buf, len, "%s (Landlock ABI %d)", sg_confine_backend_name(c), c->ll.abi);
 	return buf;
@@ -249,6 +252,15 @@ void sg_confine_print_notes(const struct sg_confine *c, FILE *f)
 	else if (c->execs && !c->supervise && !c->bpf && !(c->gaps & SG_GAP_EXEC))
 		fprintf(f, "stepguard: note: no supervisor on this kernel: Landlock refuses the ruling "
 			   "step's other execs, and those refusals are not logged\n");
+	if (c->audit)
+		/*
+		 * The supervisor judges and then the kernel runs the step's own
+		 * call: a step that swaps its paths in between can make a record
+		 * name another path than the one it wrote (docs/supervisor.md).
+		 */
+		fprintf(f, "stepguard: note: audit mode on Landlock is a roll-out aid, not a boundary: "
+			   "writes outside the roots land and are recorded as audited, and a step racing "
+			   "its own paths can make a record name another path than the one written\n");
 	if (c->ll.denied_fs)
 		/* Over-blocking, not a hole: say it, so a failing rename is explained. */
 		fprintf(f, "stepguard: note: Landlock ABI 1 refuses renames and links across "
