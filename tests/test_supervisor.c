@@ -2841,6 +2841,50 @@ static void test_supervisor_audit_mode(void **state)
 	run_done(&run);
 }
 
+
+/*
+ * Relative write intents after the step changes directory: the working
+ * directory kept for the task must follow chdir and fchdir (each is
+ * notified, and drops what was kept), so a call from the new directory
+ * is judged from there.
+ */
+static void probe_intent_chdir(struct report *r, const struct fx *fx)
+{
+	int out;
+
+	(void)fx;
+	rec(r, mkdir("work/x", 0755));        /* 0: inside */
+	rec(r, chdir("work"));                /* 1 */
+	rec(r, mkdir("y", 0755));             /* 2: inside, work/y */
+	rec(r, chdir("../out"));              /* 3 */
+	rec(r, mkdir("y", 0755));             /* 4: outside, out/y */
+	out = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rec(r, chdir("../work"));             /* 5 */
+	rec(r, mkdir("z", 0755));             /* 6: inside, work/z */
+	rec(r, fchdir(out));                  /* 7 */
+	rec(r, mkdir("z", 0755));             /* 8: outside, out/z */
+	if (out >= 0)
+		close(out);
+}
+
+static void test_supervisor_intents_follow_chdir(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const ops[] = { "mkdir", "mkdir" };
+	static const char *const paths[] = { "out/y", "out/z" };
+	static const int results[] = { -EACCES, -EACCES };
+	struct run run;
+
+	run_supervised(fx, probe_intent_chdir, &run);
+	for (int i = 0; i <= 8; i++)
+		step_is(&run, i, i == 4 || i == 8 ? EACCES : 0, "mkdir after chdir");
+	events_are(fx, &run, 2, ops, paths, results);
+	assert_int_equal(faccessat(fx->bfd, "work/y", F_OK, 0), 0);
+	assert_int_equal(faccessat(fx->bfd, "work/z", F_OK, 0), 0);
+	assert_int_equal(faccessat(fx->bfd, "out/y", F_OK, 0), -1);
+	run_done(&run);
+}
+
 #define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 /* ---- exec: a ruling step --------------------------------------------- */
@@ -2909,6 +2953,7 @@ int main(void)
 		FX_TEST(test_supervisor_write_intents),
 		FX_TEST(test_supervisor_read_opens_not_notified),
 		FX_TEST(test_supervisor_audit_mode),
+		FX_TEST(test_supervisor_intents_follow_chdir),
 		FX_TEST(test_supervisor_threads_and_children),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),

@@ -60,6 +60,8 @@ const struct sg_call sg_calls[] = {
 	CALL("symlink",      SG_K_SYMLINK,     -1, 1, -1, -1, 0, -1, -1, -1, true, SG_T_NONE),
 	CALL("symlinkat",    SG_K_SYMLINK,      1, 2, -1, -1, 0, -1, -1, -1, true, SG_T_NONE),
 	CALL("setgroups",    SG_K_SETGROUPS,   -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("chdir",        SG_K_CHDIR,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("fchdir",       SG_K_CHDIR,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execve",       SG_K_EXEC,        -1, 0, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execveat",     SG_K_EXEC,         0, 1, -1, 4, -1, -1, -1, -1, false, SG_T_NONE),
 };
@@ -103,6 +105,7 @@ int sg_kind_refusal(enum sg_kind k)
 	case SG_K_SETXATTR:
 	case SG_K_REMOVEXATTR:
 	case SG_K_SETGROUPS:
+	case SG_K_CHDIR:
 		return EPERM;
 	default:
 		return EACCES;

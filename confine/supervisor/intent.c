@@ -183,6 +183,13 @@ static int sg_refuse_intent(struct sg_intent *in, int err, int fd, int fd2,
 	struct sg_view view;
 	int r;
 
+	/*
+	 * Judged from a kept working directory, which may be stale if the
+	 * step raced a chdir: judge again from a fresh one before refusing
+	 * (sg_supervisor_handle() opens the task afresh on -EAGAIN).
+	 */
+	if (in->t->cwd_kept)
+		return -EAGAIN;
 	r = sg_target_view(in->t, &view, 0);
 	if (r < 0)
 		return sg_unjudged(in, r, rep);
@@ -214,6 +221,26 @@ static int sg_intent_resolve(struct sg_intent *in, int dirfd, uint64_t addr, cha
 	if (r < 0)
 		return r;
 	return sg_resolve_path(in->t, dirfd, path, how, o);
+}
+
+/*
+ * The fast way for a call decided by the directory alone (mkdir, unlink,
+ * rename...): that directory, without the last component.  1: it is
+ * beneath a root, so the call continues and nothing else is needed; 0: the
+ * full resolution decides (*o is reset for it); or -errno.
+ */
+static int sg_parent_first(struct sg_intent *in, int dirfd, uint64_t addr, char *path,
+			   unsigned int how, struct sg_obj *o)
+{
+	int r = sg_intent_resolve(in, dirfd, addr, path, how | SG_R_PARENT, o);
+
+	if (r < 0)
+		return r;
+	if (o->beneath || sg_dir_beneath(in->t->s, o->parent) > 0)
+		return 1;
+	sg_obj_close(o);
+	sg_obj_init(o);
+	return 0;
 }
 
 static int sg_dirfd(const struct sg_intent *in, int idx)
@@ -304,8 +331,12 @@ static int sg_intent_make(struct sg_intent *in, struct sg_sup_event *ev, struct 
 		in->op = SG_OP_SYMLINK;
 		break;
 	}
-	r = sg_intent_resolve(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path, how,
-			      &in->obj);
+	r = sg_parent_first(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path, how,
+			    &in->obj);
+	if (r == 1)
+		return sg_continue(rep);
+	if (r == 0)
+		r = sg_resolve_path(in->t, sg_dirfd(in, c->dirfd), in->path, how, &in->obj);
 	if (r < 0)
 		return sg_unjudged(in, r, rep);
 	/* EEXIST comes first (filename_create()), whatever is there. */
@@ -331,12 +362,17 @@ static int sg_intent_remove(struct sg_intent *in, struct sg_sup_event *ev, struc
 		if (fl & AT_REMOVEDIR)
 			in->op = SG_OP_RMDIR;
 	}
-	r = sg_intent_resolve(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path,
-			      SG_R_NOFOLLOW, &in->obj);
+	r = sg_parent_first(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path,
+			    SG_R_NOFOLLOW, &in->obj);
+	if (r == 1)
+		return sg_continue(rep);
+	if (r == 0)
+		r = sg_resolve_path(in->t, sg_dirfd(in, c->dirfd), in->path, SG_R_NOFOLLOW,
+				    &in->obj);
 	if (r < 0)
 		return sg_unjudged(in, r, rep);
 	/* unlink("name/") fails in the kernel before Landlock is asked. */
-	if (in->op == SG_OP_UNLINK && in->path[strlen(in->path) - 1] == '/')
+	if (in->op == SG_OP_UNLINK && in->path[0] && in->path[strlen(in->path) - 1] == '/')
 		return sg_continue(rep);
 	r = sg_parent_inside(in->t->s, &in->obj);
 	return r == 0 ? sg_refuse_intent(in, EACCES, in->obj.parent, -1, ev, rep)
@@ -381,6 +417,27 @@ static int sg_intent_move(struct sg_intent *in, struct sg_sup_event *ev, struct 
 	if (!link)
 		how_new |= SG_R_MKDIR;
 
+	/*
+	 * Both directories beneath a root: continue, without looking at the
+	 * names (the common case: a build renaming its own files).  A link
+	 * by descriptor (AT_EMPTY_PATH) has no directory to look at first.
+	 */
+	if (!(how_old & SG_R_EMPTY)) {
+		int a = sg_parent_first(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path,
+					how_old, &in->obj);
+		int b = a == 1 ? sg_parent_first(in, sg_dirfd(in, c->a1), in->arg[c->a2],
+						 in->path2, how_new, &in->obj2)
+			       : 0;
+
+		if (a < 0 || b < 0)
+			return sg_unjudged(in, a < 0 ? a : b, rep);
+		if (a == 1 && b == 1)
+			return sg_continue(rep);
+		sg_obj_close(&in->obj);
+		sg_obj_init(&in->obj);
+		sg_obj_close(&in->obj2);
+		sg_obj_init(&in->obj2);
+	}
 	r = sg_intent_resolve(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path, how_old,
 			      &in->obj);
 	if (r < 0)

@@ -51,6 +51,7 @@ enum sg_kind {
 	SG_K_OPEN,
 	SG_K_EXEC,          /* only in a ruling step (sg_supervisor_add_exec_rules()) */
 	SG_K_SETGROUPS,     /* only noted, then continued (sg_supervisor_handle()) */
+	SG_K_CHDIR,         /* likewise: the working directories kept are dropped */
 	/*
 	 * Write intents (intent.c): Landlock refuses them in the kernel; the
 	 * supervisor only tells the refusals apart, to record them.  open and
@@ -125,6 +126,13 @@ struct sg_task {
 	pid_t tid;             /* 0: a free slot */
 	int proc, status, pidfd;
 	bool thread_pidfd;     /* pidfd is the thread's own (PIDFD_THREAD) */
+	/*
+	 * Its working directory, for write intents only (target.c,
+	 * sg_target_cwd()): -1, or opened when the supervisor's cwd_gen was
+	 * this task's cwd_gen.
+	 */
+	int cwd;
+	unsigned long cwd_gen;
 	unsigned long used;    /* the supervisor's count when last used */
 	struct sg_creds creds; /* as last read; groups from its status */
 };
@@ -165,6 +173,7 @@ struct sg_supervisor {
 	bool fchmodat2_empty;  /* fchmodat2(fd, "", AT_EMPTY_PATH) works (6.6) */
 	bool pidfd_info;       /* PIDFD_GET_INFO gives a task's ids (6.13) */
 	bool groups_changed;   /* a task of the step called setgroups(2) */
+	unsigned long cwd_gen; /* chdir/fchdir calls of the step seen so far */
 	/*
 	 * --mode audit: Landlock handles no write right, and every call is
 	 * continued; what would have been refused is recorded as audited.
@@ -195,6 +204,8 @@ struct sg_target {
 	int pidfd;             /* the thread's, opened on first use */
 	int pidfd_proc;        /* its process's (leader's table), on first use */
 	int failed;            /* errno of our own failure to read its state */
+	bool cwd_kept;         /* a kept working directory was used (sg_target_cwd()) */
+	bool cwd_fresh;        /* the working directory was opened for this call */
 	struct sg_creds creds;
 };
 
@@ -237,6 +248,7 @@ struct sg_reply {
 #define SG_R_CREATE   (1u << 2) /* a missing last component is fine */
 #define SG_R_EXCL     (1u << 3) /* O_CREAT|O_EXCL: never follow a trailing symlink */
 #define SG_R_MKDIR    (1u << 4) /* with SG_R_CREATE: a directory, so "new/" is fine */
+#define SG_R_PARENT   (1u << 5) /* only the directory the last component is in */
 
 /* "/proc/self/fd/N": how to act on an O_PATH descriptor by path. */
 #define SG_FD_PATH_MAX 32

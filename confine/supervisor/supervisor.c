@@ -696,7 +696,16 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 				c = &sg_calls[i];
 
 	ret = 0;
-	if (c && c->kind == SG_K_SETGROUPS) {
+	if (c && c->kind == SG_K_CHDIR) {
+		/*
+		 * A working directory is about to change, perhaps of every
+		 * thread sharing it (CLONE_FS): those kept for write intents
+		 * are stale from now on (target.c, sg_target_cwd()).  The call
+		 * is the kernel's, as it would be without us.
+		 */
+		s->cwd_gen++;
+		rep.cont = true;
+	} else if (c && c->kind == SG_K_SETGROUPS) {
 		/*
 		 * Noted before the kernel runs it, so every call we handle
 		 * from now on reads the groups afresh (target.c,
