@@ -179,6 +179,12 @@ static int rec_read(json_object *o, struct rec *r)
 			free(r->path2);
 			r->path2 = NULL;
 		}
+		/* Landlock writes "" for a process that exited before its
+		 * comm was read: no name, as in a log from before comm. */
+		if (r->comm && !*r->comm) {
+			free(r->comm);
+			r->comm = NULL;
+		}
 		if (strcmp(r->decision, "denied") != 0 && strcmp(r->decision, "audited") != 0) {
 			snprintf(r->why, sizeof(r->why),
 				 "\"decision\" is neither \"denied\" nor \"audited\"");
@@ -298,6 +304,88 @@ static int count(struct sg_table *t, const char *name, bool audited)
 	return 0;
 }
 
+/* 1: KEY was not in the set T yet (it is now); 0: it was; -ENOMEM. */
+static int set_add(struct sg_table *t, const char *key)
+{
+	bool added;
+
+	return sg_table_get(t, key, &added) ? added : -ENOMEM;
+}
+
+/*
+ * Who tried: a process by its name, with the distinct pids that carried
+ * it, or by its pid alone when the record has no name.  The keys start
+ * with a letter of their own so that a comm cannot pass for a pid.
+ */
+static int add_proc(struct sg_audit *a, const struct rec *r, bool audited)
+{
+	struct sg_audit_proc *p;
+	struct sg_entry *e;
+	long long *pids;
+	bool added;
+	char *key;
+	int n;
+
+	if (r->comm)
+		n = asprintf(&key, "c%s", r->comm);
+	else if (r->has_pid)
+		n = asprintf(&key, "p%lld", r->pid);
+	else
+		n = asprintf(&key, "u");
+	if (n < 0)
+		return -ENOMEM;
+	e = sg_table_get(&a->proc_ix, key, &added);
+	free(key);
+	if (!e)
+		return -ENOMEM;
+	if (added) {
+		e->ix = a->n_procs;
+		p = grow(a->procs, a->n_procs, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		a->procs = p;
+		a->n_procs++;
+		if (r->comm && !(a->procs[e->ix].comm = strdup(r->comm)))
+			return -ENOMEM;
+	}
+	p = &a->procs[e->ix];
+	if (audited)
+		p->c.audited++;
+	else
+		p->c.denied++;
+	if (!r->has_pid)
+		return 0;
+	if (asprintf(&key, "%zu\x1f%lld", e->ix, r->pid) < 0)
+		return -ENOMEM;
+	n = set_add(&a->proc_pids, key);
+	free(key);
+	if (n <= 0)
+		return n;
+	pids = grow(p->pids, p->n_pids, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	p->pids = pids;
+	pids[p->n_pids++] = r->pid;
+	return 0;
+}
+
+/* The hit's processes: a pid counts once per run (pids are reused). */
+static int hit_proc(struct sg_audit *a, size_t ix, const struct rec *r)
+{
+	char *key;
+	int n;
+
+	if (!r->has_pid)
+		return 0;
+	if (asprintf(&key, "%zu\x1f%s\x1f%lld", ix, r->run ? r->run : "", r->pid) < 0)
+		return -ENOMEM;
+	n = set_add(&a->hit_pids, key);
+	free(key);
+	if (n > 0)
+		a->hits[ix].procs++;
+	return n < 0 ? n : 0;
+}
+
 static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 {
 	struct sg_entry *e;
@@ -315,7 +403,7 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 	if (!added) {
 		a->hits[e->ix].n++;
 		a->hits[e->ix].truncated |= r->truncated;
-		return 0;
+		return hit_proc(a, e->ix, r);
 	}
 	e->ix = a->n_hits;
 	h = grow(a->hits, a->n_hits, sizeof(*h));
@@ -331,9 +419,10 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 	h->op = strdup(r->op);
 	h->path = strdup(r->path);
 	h->path2 = r->path2 ? strdup(r->path2) : NULL;
-	if (!h->step || !h->op || !h->path || (r->path2 && !h->path2))
+	h->comm = r->comm ? strdup(r->comm) : NULL;
+	if (!h->step || !h->op || !h->path || (r->path2 && !h->path2) || (r->comm && !h->comm))
 		return -ENOMEM;
-	return 0;
+	return hit_proc(a, e->ix, r);
 }
 
 static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r)
@@ -341,7 +430,6 @@ static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct 
 	bool audited = strcmp(r->decision, "audited") == 0; // NOLINT(clang-analyzer-core.NonNullParamChecker): rec_read requires "decision" of a denial; the analyzer thinks strcmp on r->event may differ between it and take()
 	char *p1 = malloc(strlen(r->path) + 2);
 	char *p2 = r->path2 ? malloc(strlen(r->path2) + 2) : NULL;
-	char proc[64];
 	int e = -ENOMEM;
 
 	if (audited)
@@ -350,16 +438,7 @@ static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct 
 		s->c.denied++;
 	if (!p1 || (r->path2 && !p2))
 		goto out;
-	if (r->comm)
-		e = count(&a->procs, r->comm, audited);
-	else {
-		if (r->has_pid)
-			snprintf(proc, sizeof(proc), "pid %lld", r->pid);
-		else
-			snprintf(proc, sizeof(proc), "(unknown)");
-		e = count(&a->procs, proc, audited);
-	}
-	if (e < 0 || (e = count(&a->ops, r->op, audited)) < 0)
+	if ((e = add_proc(a, r, audited)) < 0 || (e = count(&a->ops, r->op, audited)) < 0)
 		goto out;
 	/* A rename or link counts under each of its prefixes, once if they
 	 * are the same: both ends may be what the filter refused. */
@@ -582,12 +661,20 @@ void sg_audit_free(struct sg_audit *a)
 		free(a->hits[i].op);
 		free(a->hits[i].path);
 		free(a->hits[i].path2);
+		free(a->hits[i].comm);
 	}
 	free(a->hits);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		free(a->procs[i].comm);
+		free(a->procs[i].pids);
+	}
+	free(a->procs);
 	sg_table_free(&a->step_ix);
 	sg_table_free(&a->runs);
 	sg_table_free(&a->ops);
-	sg_table_free(&a->procs);
+	sg_table_free(&a->proc_ix);
+	sg_table_free(&a->proc_pids);
+	sg_table_free(&a->hit_pids);
 	sg_table_free(&a->prefixes);
 	sg_table_free(&a->hit_ix);
 	if (a->tok)

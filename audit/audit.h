@@ -34,6 +34,9 @@
 #define SG_AUDIT_GITHUB_MAX 50
 /* Rows of the "top paths" list in the job summary and in the text output. */
 #define SG_AUDIT_TOP_PATHS 10
+/* Pids listed after a process's name in the text ("+N more" after them);
+ * --json lists them all. */
+#define SG_AUDIT_PIDS_SHOWN 4
 
 /* Exit statuses of `stepguard audit` beyond lib/exitcodes.h (sysexits(3)). */
 enum sg_audit_exit {
@@ -96,7 +99,18 @@ struct sg_hit {
 	char *step, *op, *path;
 	char *path2;   /* of its first record, or NULL */
 	long long pid; /* of its first record, or -1 */
+	char *comm;    /* of its first record, or NULL */
+	uint64_t procs; /* distinct (run, pid) among its records that have a pid */
 	uint64_t n;
+};
+
+/* Who tried: one process name, or one pid when its records had no comm
+ * (older logs; Landlock writes "" for a process that has exited). */
+struct sg_audit_proc {
+	char *comm;      /* NULL: no comm recorded; shown by its pid */
+	long long *pids; /* distinct, in the order first seen */
+	size_t n_pids;
+	struct sg_count c;
 };
 
 struct sg_problem {
@@ -121,11 +135,14 @@ struct sg_audit {
 	char **files; /* names as given, for the JSON document */
 	size_t n_files;
 
-	struct sg_table step_ix, runs, ops, procs, prefixes, hit_ix;
+	struct sg_table step_ix, runs, ops, prefixes, hit_ix, proc_ix;
+	struct sg_table proc_pids, hit_pids; /* sets: (process, pid), (hit, run, pid) */
 	struct sg_audit_step *steps;
 	size_t n_steps;
 	struct sg_hit *hits;
 	size_t n_hits;
+	struct sg_audit_proc *procs;
+	size_t n_procs;
 
 	void *tok; /* json_tokener, reused line after line */
 };
@@ -159,6 +176,9 @@ int sg_audit_print_markdown(const struct sg_audit *a, FILE *out);
 const struct sg_entry **sg_audit_sorted(const struct sg_table *t);
 const struct sg_audit_step **sg_audit_sorted_steps(const struct sg_audit *a);
 const struct sg_hit **sg_audit_sorted_hits(const struct sg_audit *a);
+/* Processes: most denials first, then those with a comm (by name) before
+ * those shown by their pid (by pid). */
+const struct sg_audit_proc **sg_audit_sorted_procs(const struct sg_audit *a);
 
 /*
  * A string from the log made safe to print: bytes that are not valid

@@ -108,6 +108,40 @@ static void text_table(FILE *out, const char *title, const struct sg_table *t,
 	}
 }
 
+/* Who tried, as a person reads it: "npm (pid 4242, 4250, +3 more)", or
+ * "pid 77" for records without a comm. */
+static void text_proc(FILE *out, const struct sg_audit_proc *p)
+{
+	size_t shown = p->n_pids < SG_AUDIT_PIDS_SHOWN ? p->n_pids : SG_AUDIT_PIDS_SHOWN;
+
+	if (!p->comm) {
+		if (p->n_pids)
+			fprintf(out, "pid %lld", p->pids[0]);
+		else
+			fputs("(unknown)", out);
+		return;
+	}
+	fputs(p->comm, out);
+	for (size_t i = 0; i < shown; i++)
+		fprintf(out, "%s%lld", i ? ", " : " (pid ", p->pids[i]);
+	if (p->n_pids > shown)
+		fprintf(out, ", +%zu more", p->n_pids - shown);
+	if (shown)
+		fputc(')', out);
+}
+
+static void text_procs(const struct sg_audit *a, FILE *out, const struct sg_audit_proc **v)
+{
+	fputs("\nBy process\n", out);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		fprintf(out, "  %8" PRIu64 "  ", total(v[i]->c));
+		text_proc(out, v[i]);
+		if (v[i]->c.audited)
+			fprintf(out, "  (%" PRIu64 " audited)", v[i]->c.audited);
+		fputc('\n', out);
+	}
+}
+
 static void text_paths(const struct sg_audit *a, FILE *out, const struct sg_hit **v)
 {
 	size_t shown = a->n_hits < SG_AUDIT_TOP_PATHS ? a->n_hits : SG_AUDIT_TOP_PATHS;
@@ -130,7 +164,7 @@ int sg_audit_print_text(const struct sg_audit *a, FILE *out)
 {
 	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
 	const struct sg_entry **ops = sg_audit_sorted(&a->ops);
-	const struct sg_entry **procs = sg_audit_sorted(&a->procs);
+	const struct sg_audit_proc **procs = sg_audit_sorted_procs(a);
 	const struct sg_entry **pfx = sg_audit_sorted(&a->prefixes);
 	const struct sg_hit **hits = sg_audit_sorted_hits(a);
 	struct sg_count all = { 0, 0 };
@@ -160,7 +194,7 @@ int sg_audit_print_text(const struct sg_audit *a, FILE *out)
 		text_steps(a, out, steps);
 	if (total(all)) {
 		text_table(out, "By operation", &a->ops, ops);
-		text_table(out, "By process", &a->procs, procs);
+		text_procs(a, out, procs);
 		text_table(out, "By path prefix (the directory, cut to " SG_AUDIT_DEPTH_TEXT
 			   " components)", &a->prefixes, pfx);
 		text_paths(a, out, hits);
@@ -240,6 +274,28 @@ static json_object *json_table(const struct sg_table *t, const struct sg_entry *
 	return arr;
 }
 
+static json_object *json_procs(const struct sg_audit *a, const struct sg_audit_proc **v)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < a->n_procs; i++) {
+		json_object *e = json_object_new_object(), *pids = json_object_new_array();
+		char pid[48] = "(unknown)";
+
+		/* "process": the name the text shows, without its pids. */
+		if (!v[i]->comm && v[i]->n_pids)
+			snprintf(pid, sizeof(pid), "pid %lld", v[i]->pids[0]);
+		json_object_object_add(e, "process", jstr(v[i]->comm ? v[i]->comm : pid));
+		json_object_object_add(e, "comm", v[i]->comm ? jstr(v[i]->comm) : NULL);
+		for (size_t j = 0; j < v[i]->n_pids; j++)
+			json_object_array_add(pids, json_object_new_int64(v[i]->pids[j]));
+		json_object_object_add(e, "pids", pids);
+		jadd_counts(e, v[i]->c);
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
 static json_object *json_hit(const struct sg_hit *h)
 {
 	json_object *e = json_object_new_object();
@@ -255,6 +311,9 @@ static json_object *json_hit(const struct sg_hit *h)
 	json_object_object_add(e, "count", jnum(h->n));
 	if (h->pid >= 0)
 		json_object_object_add(e, "pid", json_object_new_int64(h->pid));
+	if (h->comm)
+		json_object_object_add(e, "comm", jstr(h->comm));
+	json_object_object_add(e, "processes", jnum(h->procs));
 	return e;
 }
 
@@ -262,7 +321,7 @@ json_object *sg_audit_json(const struct sg_audit *a)
 {
 	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
 	const struct sg_entry **ops = sg_audit_sorted(&a->ops);
-	const struct sg_entry **procs = sg_audit_sorted(&a->procs);
+	const struct sg_audit_proc **procs = sg_audit_sorted_procs(a);
 	const struct sg_entry **pfx = sg_audit_sorted(&a->prefixes);
 	const struct sg_hit **hits = sg_audit_sorted_hits(a);
 	json_object *o = NULL, *arr;
@@ -307,7 +366,7 @@ json_object *sg_audit_json(const struct sg_audit *a)
 		json_object_array_add(arr, json_step(steps[i]));
 	json_object_object_add(o, "steps", arr);
 	json_object_object_add(o, "operations", json_table(&a->ops, ops, "op"));
-	json_object_object_add(o, "processes", json_table(&a->procs, procs, "process"));
+	json_object_object_add(o, "processes", json_procs(a, procs));
 	json_object_object_add(o, "prefixes", json_table(&a->prefixes, pfx, "prefix"));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < a->n_hits; i++)
@@ -354,18 +413,28 @@ __attribute__((format(printf, 4, 5))) static int gh_commandf(FILE *out, const ch
 	return r;
 }
 
+/*
+ * PATH (step S, npm pid 4242 and 2 other processes, 5 times): who tried is
+ * the first record's comm and pid; the others are counted, not named.
+ */
 static int gh_hit(FILE *out, const struct sg_hit *h)
 {
-	char title[256], pid[48] = "", times[48] = "";
+	char title[256], pid[48] = "", others[64] = "", times[48] = "";
+	uint64_t more = h->procs - (h->procs && h->pid >= 0);
 
 	snprintf(title, sizeof(title), "stepguard %s %s", h->audited ? "audited" : "denied", h->op);
 	if (h->pid >= 0)
-		snprintf(pid, sizeof(pid), ", pid %lld", h->pid);
+		snprintf(pid, sizeof(pid), "%spid %lld", h->comm ? " " : ", ", h->pid);
+	if (more)
+		snprintf(others, sizeof(others), " and %" PRIu64 " other %s", more,
+			 plural(more, "process", "processes"));
 	if (h->n > 1)
 		snprintf(times, sizeof(times), ", %" PRIu64 " times", h->n);
-	return gh_commandf(out, h->audited ? "warning" : "error", title, "%s%s%s%s (step %s%s%s)",
-			   h->path, h->path2 ? " -> " : "", h->path2 ? h->path2 : "",
-			   h->truncated ? " [truncated]" : "", step_name(h->step), pid, times);
+	return gh_commandf(out, h->audited ? "warning" : "error", title,
+			   "%s%s%s%s (step %s%s%s%s%s%s)", h->path, h->path2 ? " -> " : "",
+			   h->path2 ? h->path2 : "", h->truncated ? " [truncated]" : "",
+			   step_name(h->step), h->comm ? ", " : "", h->comm ? h->comm : "", pid,
+			   others, times);
 }
 
 int sg_audit_print_github(const struct sg_audit *a, FILE *out)

@@ -117,6 +117,23 @@ static int hit_cmp(const void *x, const void *y)
 	return c ? c : (int)a->audited - (int)b->audited;
 }
 
+static int proc_cmp(const void *x, const void *y)
+{
+	const struct sg_audit_proc *a = *(const struct sg_audit_proc *const *)x;
+	const struct sg_audit_proc *b = *(const struct sg_audit_proc *const *)y;
+	int c = by_count(a->c.denied + a->c.audited, b->c.denied + b->c.audited);
+
+	if (c)
+		return c;
+	if (!a->comm != !b->comm)
+		return a->comm ? -1 : 1; /* named first */
+	if (a->comm)
+		return strcmp(a->comm, b->comm);
+	if (!a->n_pids != !b->n_pids)
+		return a->n_pids ? -1 : 1; /* "(unknown)" last */
+	return a->n_pids ? (a->pids[0] > b->pids[0]) - (a->pids[0] < b->pids[0]) : 0;
+}
+
 /* An array of pointers to the N elements of V (of SIZE), sorted by CMP. */
 static void *sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -143,4 +160,9 @@ const struct sg_audit_step **sg_audit_sorted_steps(const struct sg_audit *a)
 const struct sg_hit **sg_audit_sorted_hits(const struct sg_audit *a)
 {
 	return sorted(a->hits, a->n_hits, sizeof(*a->hits), hit_cmp);
+}
+
+const struct sg_audit_proc **sg_audit_sorted_procs(const struct sg_audit *a)
+{
+	return sorted(a->procs, a->n_procs, sizeof(*a->procs), proc_cmp);
 }

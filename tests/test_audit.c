@@ -83,6 +83,20 @@ static const struct sg_entry *find(const struct sg_table *t, const char *name)
 	return NULL;
 }
 
+/* The process named COMM, or (COMM NULL) the one shown by pid PID. */
+static const struct sg_audit_proc *find_proc(const struct sg_audit *a, const char *comm,
+					     long long pid)
+{
+	for (size_t i = 0; i < a->n_procs; i++) {
+		const struct sg_audit_proc *p = &a->procs[i];
+
+		if (comm ? p->comm && strcmp(p->comm, comm) == 0 :
+			   !p->comm && p->n_pids && p->pids[0] == pid)
+			return p;
+	}
+	return NULL;
+}
+
 static size_t count_lines(const char *s, const char *prefix)
 {
 	size_t n = 0;
@@ -127,8 +141,9 @@ static void test_sg_audit_read_two_steps_counted_apart(void **state)
 	assert_string_equal(t->backends[0], "bpf-lsm");
 	assert_int_equal(find(&a.ops, "open")->c.denied, 2);
 	assert_int_equal(find(&a.ops, "chmod")->c.audited, 1);
-	assert_int_equal(find(&a.procs, "touch")->c.denied, 2);
-	assert_int_equal(find(&a.procs, "pid 201")->c.audited, 1); /* no comm: the pid */
+	assert_int_equal(find_proc(&a, "touch", 0)->c.denied, 2);
+	assert_int_equal(find_proc(&a, "touch", 0)->n_pids, 1); /* twice, by one process */
+	assert_int_equal(find_proc(&a, NULL, 201)->c.audited, 1); /* no comm: the pid */
 	assert_int_equal(find(&a.prefixes, "/home/u")->c.denied, 2);
 	/* a rename counts under both of its prefixes */
 	assert_int_equal(find(&a.prefixes, "/w")->c.denied, 1);
@@ -175,7 +190,7 @@ static void test_sg_audit_read_escaped_paths_stay_escaped(void **state)
 	assert_int_equal(a.problem_lines, 0);
 	assert_string_equal(a.hits[0].path, "/tmp/a\\xff\\x0ab");
 	assert_string_equal(a.hits[1].path, "/tmp/\\x1b]0;pwn\\x07");
-	assert_non_null(find(&a.procs, "ev\\x1b[31mil"));
+	assert_non_null(find_proc(&a, "ev\\x1b[31mil", 0));
 	assert_non_null(find(&a.prefixes, "/tmp"));
 	out = capture(&a, sg_audit_print_text);
 	assert_non_null(strstr(out, "/tmp/a\\xff\\x0ab"));
@@ -436,7 +451,7 @@ static void test_sg_audit_read_denial_without_path_and_truncated(void **state)
 	assert_non_null(strstr(out, "/a/b/long [truncated]  (denied open, step s)"));
 	free(out);
 	out = capture(&a, sg_audit_print_github);
-	assert_non_null(strstr(out, "::error title=stepguard denied bpf::(no path) (step s, pid 9)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied bpf::(no path) (step s, x pid 9)\n"));
 	free(out);
 	j = sg_audit_json(&a);
 	assert_non_null(j);
@@ -465,6 +480,154 @@ static void test_sg_audit_read_step_filter(void **state)
 	assert_int_equal(a.records, 3);
 	assert_int_equal(a.other_steps, 5);
 	assert_null(find(&a.ops, "open"));
+	sg_audit_free(&a);
+}
+
+/* npm in six processes (one of them twice), a record without comm, one
+ * whose comm is "" (Landlock: the process had exited), and a comm that
+ * looks like the name given to a pid. */
+static const char who[] =
+	DENIAL("build", "123", 4242, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4250, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4242, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4251, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4252, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4253, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4254, COMM("npm"), "open", "/home/u/.npmrc", "audited")
+	DENIAL("build", "123", 77, "", "chmod", "/etc/x", "denied")
+	DENIAL("build", "123", 78, COMM(""), "chmod", "/etc/y", "denied")
+	DENIAL("build", "123", 9, COMM("pid 9"), "chmod", "/etc/z", "denied")
+	DENIAL("build", "123", 9, "", "chmod", "/etc/z", "denied")
+	DENIAL("build", "123", 10, COMM("sh"), "unlink", "/tmp/a", "denied")
+	DENIAL("build", "123", 11, COMM("sh"), "unlink", "/tmp/b", "denied")
+	DENIAL("build", "123", 12, COMM("sh"), "unlink", "/tmp/c", "denied")
+	DENIAL("build", "123", 13, COMM("sh"), "unlink", "/tmp/d", "denied");
+
+static void test_sg_audit_read_processes_by_comm_and_pid(void **state)
+{
+	struct sg_audit a;
+	const struct sg_audit_proc *npm, *p;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	npm = find_proc(&a, "npm", 0);
+	assert_non_null(npm);
+	assert_int_equal(npm->c.denied, 6);
+	assert_int_equal(npm->c.audited, 1);
+	assert_int_equal(npm->n_pids, 6); /* 4242 counted once, in the order first seen */
+	assert_int_equal(npm->pids[0], 4242);
+	assert_int_equal(npm->pids[1], 4250);
+	assert_int_equal(npm->pids[5], 4254);
+	/* no comm, and an empty comm: each shown by its pid alone */
+	assert_int_equal(find_proc(&a, NULL, 77)->c.denied, 1);
+	assert_int_equal(find_proc(&a, NULL, 78)->c.denied, 1);
+	assert_null(find_proc(&a, "", 0));
+	/* a process named "pid 9" is not pid 9 without a name */
+	p = find_proc(&a, "pid 9", 0);
+	assert_non_null(p);
+	assert_int_equal(p->c.denied, 1);
+	assert_int_equal(find_proc(&a, NULL, 9)->c.denied, 1);
+	assert_int_equal(a.n_procs, 6);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_process_pids_bounded(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	out = capture(&a, sg_audit_print_text);
+	/* at most SG_AUDIT_PIDS_SHOWN pids, then how many more */
+	assert_int_equal(SG_AUDIT_PIDS_SHOWN, 4);
+	assert_non_null(strstr(out, "\nBy process\n         7  npm (pid 4242, 4250, 4251, 4252, "
+				    "+2 more)  (1 audited)\n"));
+	/* exactly four: no "more" */
+	assert_non_null(strstr(out, "\n         4  sh (pid 10, 11, 12, 13)\n"));
+	assert_non_null(strstr(out, "\n         1  pid 9 (pid 9)\n"));
+	/* without comm: the pid alone, named ones first, then by pid */
+	assert_non_null(strstr(out, "\n         1  pid 9\n         1  pid 77\n         1  pid 78\n"));
+	assert_null(strstr(out, "  (pid"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_json_processes_comm_and_pids(void **state)
+{
+	struct sg_audit a;
+	json_object *j, *procs, *p, *v;
+	bool saw_npm = false, saw_77 = false;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	j = sg_audit_json(&a);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "processes", &procs));
+	assert_int_equal(json_object_array_length(procs), 6);
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		p = json_object_array_get_idx(procs, i);
+		assert_true(json_object_object_get_ex(p, "process", &v));
+		if (strcmp(json_object_get_string(v), "npm") == 0) {
+			saw_npm = true;
+			assert_true(json_object_object_get_ex(p, "comm", &v));
+			assert_string_equal(json_object_get_string(v), "npm");
+			/* --json lists every pid, not the text's few */
+			assert_true(json_object_object_get_ex(p, "pids", &v));
+			assert_int_equal(json_object_array_length(v), 6);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(v, 5)), 4254);
+			assert_true(json_object_object_get_ex(p, "count", &v));
+			assert_int_equal(json_object_get_int64(v), 7);
+		} else if (strcmp(json_object_get_string(v), "pid 77") == 0) {
+			saw_77 = true;
+			/* no comm: null, and the pid */
+			assert_true(json_object_object_get_ex(p, "comm", &v));
+			assert_null(v);
+			assert_true(json_object_object_get_ex(p, "pids", &v));
+			assert_int_equal(json_object_array_length(v), 1);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(v, 0)), 77);
+		}
+	}
+	assert_true(saw_npm && saw_77);
+	/* a path says who tried first, and how many processes did */
+	assert_true(json_object_object_get_ex(j, "paths", &v));
+	p = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(p, "path", &v));
+	assert_string_equal(json_object_get_string(v), "/home/u/.npmrc");
+	assert_true(json_object_object_get_ex(p, "comm", &v));
+	assert_string_equal(json_object_get_string(v), "npm");
+	assert_true(json_object_object_get_ex(p, "pid", &v));
+	assert_int_equal(json_object_get_int64(v), 4242);
+	assert_true(json_object_object_get_ex(p, "processes", &v));
+	assert_int_equal(json_object_get_int64(v), 5); /* denied; 4254 audited it */
+	json_object_put(j);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_names_the_process(void **state)
+{
+	struct sg_audit a;
+	char *out;
+	/* the same pid in two runs is two processes */
+	static const char text[] =
+		DENIAL("b", "r1", 5, COMM("cc"), "open", "/x/y", "denied")
+		DENIAL("b", "r2", 5, COMM("cc"), "open", "/x/y", "denied");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	assert_int_equal(feed(&a, text), 0);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(out, "::error title=stepguard denied open::/home/u/.npmrc (step build, "
+				    "npm pid 4242 and 4 other processes, 6 times)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied open::/x/y (step b, cc pid 5 and "
+				    "1 other process, 2 times)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied chmod::/etc/x (step build, pid 77)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied unlink::/tmp/a (step build, sh pid 10)\n"));
+	free(out);
 	sg_audit_free(&a);
 }
 
@@ -541,16 +704,21 @@ static void test_sg_audit_sorted_by_count_then_name(void **state)
 		DENIAL("s", "r", 1, COMM("c"), "open", "/z/3", "denied")
 		DENIAL("s", "r", 1, COMM("c"), "open", "/z/4", "audited");
 	const struct sg_entry **v;
+	const struct sg_audit_proc **p;
 
 	(void)state;
 	assert_int_equal(sg_audit_init(&a, NULL), 0);
 	assert_int_equal(feed(&a, text), 0);
-	v = sg_audit_sorted(&a.procs);
+	v = sg_audit_sorted(&a.ops);
 	assert_non_null(v);
-	assert_string_equal(v[0]->name, "c");
-	assert_string_equal(v[1]->name, "a");
-	assert_string_equal(v[2]->name, "b");
+	assert_string_equal(v[0]->name, "open");
 	free(v);
+	p = sg_audit_sorted_procs(&a);
+	assert_non_null(p);
+	assert_string_equal(p[0]->comm, "c");
+	assert_string_equal(p[1]->comm, "a");
+	assert_string_equal(p[2]->comm, "b");
+	free(p);
 	sg_audit_free(&a);
 }
 
@@ -749,6 +917,10 @@ int main(void)
 		cmocka_unit_test(test_sg_audit_read_real_file),
 		cmocka_unit_test(test_sg_audit_read_denial_without_path_and_truncated),
 		cmocka_unit_test(test_sg_audit_read_step_filter),
+		cmocka_unit_test(test_sg_audit_read_processes_by_comm_and_pid),
+		cmocka_unit_test(test_sg_audit_print_text_process_pids_bounded),
+		cmocka_unit_test(test_sg_audit_json_processes_comm_and_pids),
+		cmocka_unit_test(test_sg_audit_print_github_names_the_process),
 		cmocka_unit_test(test_sg_audit_prefix_depth_cases),
 		cmocka_unit_test(test_sg_audit_display_escapes_what_a_terminal_acts_on),
 		cmocka_unit_test(test_sg_audit_gh_escape_data_and_property),

@@ -69,6 +69,10 @@ cat build.log test.log >both.log
 # A JSON-level escape can carry raw control bytes; they must not reach the terminal.
 rec '{"event":"denial","step":"evil","pid":1,"comm":"x\u001b[2Jy","op":"open","path":"/tmp/\u001b]0;owned\u0007","decision":"denied"}' >ctl.log
 : >empty.log
+# npm in six processes: the text lists four pids and counts the rest.
+for pid in 4242 4250 4242 4251 4252 4253 4254; do
+	rec '{"event":"denial","step":"build","run":"123","pid":'$pid',"comm":"npm","op":"open","path":"/home/u/.npmrc","decision":"denied"}'
+done >npm.log
 
 # --- the text summary ------------------------------------------------------
 expect 0 'stepguard audit: 9 records in 2 files; 5 denials (1 audited) in 2 steps' text-header -- \
@@ -77,7 +81,7 @@ expect 0 'build: 1 run; ended: status 0 (1)' text-step-outcome -- "$SG" audit bo
 expect 0 'test: 1 run; ended: signal 9 (1)' text-step-signal -- "$SG" audit both.log
 expect 0 'lost: 2 (the log misses them); backends: bpf-fmod' text-lost-backend -- "$SG" audit both.log
 expect 0 '         2  open' text-by-operation -- "$SG" audit both.log
-expect 0 '         2  touch' text-by-process -- "$SG" audit both.log
+expect 0 '         2  touch (pid 101)' text-by-process -- "$SG" audit both.log
 expect 0 '         1  pid 201  (1 audited)' text-process-pid-without-comm -- "$SG" audit both.log
 expect 0 '         2  /home/u' text-by-prefix -- "$SG" audit both.log
 expect 0 '/tmp/a\xff\x0ab  (denied unlink, step build)' text-escapes-kept -- "$SG" audit both.log
@@ -89,6 +93,10 @@ expect 0 '0 records in 1 file' empty-stdin -- "$SG" audit </dev/null
 expect 0 '4 denials (0 audited)' stdin-dash -- "$SG" audit - <build.log
 expect 0 '5 denials (1 audited)' stdin-dash-and-file -- "$SG" audit - test.log <build.log
 expect 0 'usage: stepguard audit' help -- "$SG" audit --help
+expect 0 '         7  npm (pid 4242, 4250, 4251, 4252, +2 more)' text-process-pids-bounded -- \
+	"$SG" audit npm.log
+expect 0 '::error title=stepguard denied open::/home/u/.npmrc (step build, npm pid 4242 and 5 other processes, 7 times)' \
+	github-process-count -- "$SG" audit --github npm.log
 
 # never a raw control byte on the terminal
 out=$("$SG" audit ctl.log 2>&1)
@@ -128,6 +136,10 @@ assert d["operations"][0] == {"op": "open", "count": 2, "denied": 2, "audited": 
 assert d["paths"][0]["path"] == "/home/u/.bashrc" and d["paths"][0]["count"] == 2, d
 assert any(p["path"] == "/tmp/a\\xff\\x0ab" for p in d["paths"]), d["paths"]
 assert d["prefix_depth"] == 2 and d["unparsable"] == 0 and d["problems"] == [], d
+procs = {p["process"]: p for p in d["processes"]}
+assert procs["touch"]["comm"] == "touch" and procs["touch"]["pids"] == [101], procs
+assert procs["pid 201"]["comm"] is None and procs["pid 201"]["pids"] == [201], procs
+assert d["paths"][0]["comm"] == "touch" and d["paths"][0]["processes"] == 1, d["paths"][0]
 EOF
 
 # --- --github: annotations and the job summary --------------------------------
@@ -136,9 +148,9 @@ before=$(cat summary.md)
 out=$(GITHUB_STEP_SUMMARY=$T/summary.md "$SG" audit --github both.log 2>&1)
 rc=$?
 [ "$rc" = 0 ] && ok || ko "github: status $rc"
-grep -qxF '::error title=stepguard denied open::/home/u/.bashrc (step build, pid 101, 2 times)' \
+grep -qxF '::error title=stepguard denied open::/home/u/.bashrc (step build, touch pid 101, 2 times)' \
 	<<<"$out" && ok || ko "github-error: $out"
-grep -qxF '::error title=stepguard denied rename::/w/x -> /etc/x (step build, pid 103)' \
+grep -qxF '::error title=stepguard denied rename::/w/x -> /etc/x (step build, mv pid 103)' \
 	<<<"$out" && ok || ko "github-rename: $out"
 grep -qxF '::warning title=stepguard audited chmod::/etc/passwd (step test, pid 201)' \
 	<<<"$out" && ok || ko "github-audited: $out"
