@@ -58,8 +58,8 @@ __attribute__((format(printf, 4, 5))) static int problem(struct sg_audit *a, con
 /* The fields stepguard audit reads; strings are display-safe copies. */
 struct rec {
 	char *event, *step, *run, *op, *path, *path2, *decision, *comm, *backend;
-	long long pid, status, signal, lost, denials;
-	bool has_pid, has_status, has_signal, has_lost, has_denials;
+	long long pid, status, signal, lost, denials, misses;
+	bool has_pid, has_status, has_signal, has_lost, has_denials, has_misses;
 	bool no_path, truncated;
 	char why[128]; /* why the record is refused */
 };
@@ -194,7 +194,8 @@ static int rec_read(json_object *o, struct rec *r)
 		if ((e = get_int(o, "status", &r->status, &r->has_status, false, r)) < 0 ||
 		    (e = get_int(o, "signal", &r->signal, &r->has_signal, false, r)) < 0 ||
 		    (e = get_int(o, "lost", &r->lost, &r->has_lost, true, r)) < 0 ||
-		    (e = get_int(o, "denials", &r->denials, &r->has_denials, true, r)) < 0)
+		    (e = get_int(o, "denials", &r->denials, &r->has_denials, true, r)) < 0 ||
+		    (e = get_int(o, "recursion_misses", &r->misses, &r->has_misses, true, r)) < 0)
 			return e;
 	}
 	return 0;
@@ -222,9 +223,49 @@ static struct sg_audit_step *step_get(struct sg_audit *a, const char *name)
 	return s;
 }
 
+/* The records of step S (index SI) under R's run id, added if new. */
+static struct sg_audit_runid *runid_get(struct sg_audit *a, size_t si, const struct rec *r)
+{
+	const char *run = r->run ? r->run : "";
+	struct sg_audit_runid *g;
+	struct sg_entry *e;
+	bool added;
+	char *key;
+
+	if (asprintf(&key, "%s\x1f%s", r->step, run) < 0)
+		return NULL;
+	e = sg_table_get(&a->runid_ix, key, &added);
+	free(key);
+	if (!e)
+		return NULL;
+	if (!added)
+		return &a->runids[e->ix];
+	e->ix = a->n_runids;
+	g = grow(a->runids, a->n_runids, sizeof(*g));
+	if (!g)
+		return NULL;
+	a->runids = g;
+	g = &a->runids[a->n_runids++];
+	g->step_ix = si;
+	g->step = strdup(r->step);
+	g->run = strdup(run);
+	return g->step && g->run ? g : NULL;
+}
+
+uint64_t sg_audit_missing(const struct sg_audit_runid *r)
+{
+	/* Without an end record that counts, end_denials is 0: nothing missing. */
+	return r->end_denials > r->held ? r->end_denials - r->held : 0;
+}
+
+bool sg_audit_incomplete(const struct sg_audit_runid *r)
+{
+	return sg_audit_missing(r) || r->lost || r->recursion_misses || r->unfinished;
+}
+
 /* A run is one stepguard invocation: its start and end share run and pid. */
-static int run_seen(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r,
-		    unsigned flag)
+static int run_seen(struct sg_audit *a, struct sg_audit_step *s, struct sg_audit_runid *g,
+		    const struct rec *r, unsigned flag)
 {
 	char *key;
 	struct sg_entry *e;
@@ -236,15 +277,37 @@ static int run_seen(struct sg_audit *a, struct sg_audit_step *s, const struct re
 	free(key);
 	if (!e)
 		return -ENOMEM;
-	if (added)
+	if (added) {
 		s->runs++;
+		g->runs++;
+	}
 	/* Unfinished: started and not ended, whichever record came first. */
-	if (flag == SG_RUN_STARTED && !(e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED))
+	if (flag == SG_RUN_STARTED && !(e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED)) {
 		s->unfinished++;
-	if (flag == SG_RUN_ENDED && (e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED))
+		g->unfinished++;
+	}
+	if (flag == SG_RUN_ENDED && (e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED)) {
 		s->unfinished--;
+		g->unfinished--;
+	}
 	e->flags |= flag;
 	return 0;
+}
+
+/* What an end record says the backend saw, held against the log. */
+static void run_ended(struct sg_audit_step *s, struct sg_audit_runid *g, const struct rec *r)
+{
+	uint64_t lost = r->has_lost ? (uint64_t)r->lost : 0;
+	uint64_t misses = r->has_misses ? (uint64_t)r->misses : 0;
+	uint64_t denials = r->has_denials ? (uint64_t)r->denials : 0;
+
+	s->lost += lost;
+	g->lost += lost;
+	s->recursion_misses += misses;
+	g->recursion_misses += misses;
+	s->end_denials += denials;
+	g->end_denials += denials;
+	g->counted |= r->has_denials;
 }
 
 static int add_backend(struct sg_audit_step *s, const char *b)
@@ -464,7 +527,9 @@ out:
 static int take(struct sg_audit *a, const struct rec *r)
 {
 	struct sg_audit_step *s;
+	struct sg_audit_runid *g;
 	bool start = strcmp(r->event, "start") == 0, end = strcmp(r->event, "end") == 0;
+	uint64_t missing;
 	int e;
 
 	if (!start && !end && strcmp(r->event, "denial") != 0) {
@@ -478,17 +543,23 @@ static int take(struct sg_audit *a, const struct rec *r)
 	}
 	a->records++;
 	s = step_get(a, r->step);
-	if (!s)
+	if (!s || !(g = runid_get(a, (size_t)(s - a->steps), r)))
 		return -ENOMEM;
-	if (!start && !end)
+	/* The step's missing count follows its run ids': out before, in after
+	 * (unsigned: the step's sum holds this run id's, so it cannot wrap). */
+	missing = sg_audit_missing(g);
+	if (!start && !end) {
+		g->held++;
+		s->missing = s->missing - missing + sg_audit_missing(g);
 		return add_denial(a, s, r);
-	if ((e = run_seen(a, s, r, start ? SG_RUN_STARTED : SG_RUN_ENDED)) < 0 ||
+	}
+	if ((e = run_seen(a, s, g, r, start ? SG_RUN_STARTED : SG_RUN_ENDED)) < 0 ||
 	    (e = add_backend(s, r->backend)) < 0)
 		return e;
 	if (start)
 		return 0;
-	s->lost += r->has_lost ? (uint64_t)r->lost : 0;
-	s->end_denials += r->has_denials ? (uint64_t)r->denials : 0;
+	run_ended(s, g, r);
+	s->missing = s->missing - missing + sg_audit_missing(g);
 	return add_outcome(s, r);
 }
 
@@ -669,6 +740,12 @@ void sg_audit_free(struct sg_audit *a)
 		free(a->procs[i].pids);
 	}
 	free(a->procs);
+	for (size_t i = 0; i < a->n_runids; i++) {
+		free(a->runids[i].step);
+		free(a->runids[i].run);
+	}
+	free(a->runids);
+	sg_table_free(&a->runid_ix);
 	sg_table_free(&a->step_ix);
 	sg_table_free(&a->runs);
 	sg_table_free(&a->ops);

@@ -166,3 +166,49 @@ const struct sg_audit_proc **sg_audit_sorted_procs(const struct sg_audit *a)
 {
 	return sorted(a->procs, a->n_procs, sizeof(*a->procs), proc_cmp);
 }
+
+struct ranked {
+	size_t rank, ix; /* of the run id's step among the sorted steps; of the run id */
+};
+
+static int ranked_cmp(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->ix > b->ix) - (a->ix < b->ix);
+}
+
+const struct sg_audit_runid **sg_audit_sorted_incomplete(const struct sg_audit *a, size_t *n)
+{
+	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
+	size_t *rank = malloc((a->n_steps ? a->n_steps : 1) * sizeof(*rank));
+	struct ranked *v = malloc((a->n_runids ? a->n_runids : 1) * sizeof(*v));
+	/* As sorted(): an array of pointers, handed back as the caller's type. */
+	const void **out = malloc((a->n_runids ? a->n_runids : 1) * sizeof(*out));
+	void *ret;
+	size_t k = 0;
+
+	if (!steps || !rank || !v || !out) {
+		free(out);
+		out = NULL;
+		goto done;
+	}
+	/* The same order as the steps' own list, so a reader finds them there. */
+	for (size_t i = 0; i < a->n_steps; i++)
+		rank[steps[i] - a->steps] = i;
+	for (size_t i = 0; i < a->n_runids; i++)
+		if (sg_audit_incomplete(&a->runids[i]))
+			v[k++] = (struct ranked){ rank[a->runids[i].step_ix], i };
+	qsort(v, k, sizeof(*v), ranked_cmp);
+	for (size_t i = 0; i < k; i++)
+		out[i] = &a->runids[v[i].ix];
+	*n = k;
+done:
+	free(steps);
+	free(rank);
+	free(v);
+	ret = out;
+	return ret;
+}

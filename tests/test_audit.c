@@ -30,6 +30,11 @@
 	",\"denials\":" #denials ",\"lost\":" #lost ",\"backend\":\"" backend                       \
 	"\",\"policy_digest\":\"sha256:ab\"}\n"
 #define COMM(c) "\"comm\":\"" c "\","
+/* An end record of the eBPF fmod backend, which counts recursion misses. */
+#define END_FMOD(step, run, pid, denials, lost, misses)                                           \
+	"{\"event\":\"end\",\"step\":\"" step "\",\"run\":\"" run "\",\"pid\":" #pid               \
+	",\"status\":0,\"exit\":0,\"denials\":" #denials ",\"lost\":" #lost                          \
+	",\"recursion_misses\":" #misses ",\"backend\":\"bpf-fmod\"}\n"
 
 /* Two steps: build (2 denials, one path twice, a rename) and test (one audited). */
 static const char two_steps[] =
@@ -107,6 +112,46 @@ static size_t count_lines(const char *s, const char *prefix)
 	return n;
 }
 
+/* N denial records of STEP under RUN, each by a process of its own. */
+static void feed_denials(struct sg_audit *a, const char *step, const char *run, int n)
+{
+	char line[256];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"event\":\"denial\",\"step\":\"%s\",\"run\":\"%s\",\"pid\":%d,"
+			 "\"comm\":\"cc\",\"op\":\"open\",\"path\":\"/x/%d\",\"decision\":\"denied\"}",
+			 step, run, 1000 + i, i);
+		assert_int_equal(sg_audit_line(a, "t.log", 1, line, strlen(line), false), 0);
+	}
+}
+
+static const struct sg_audit_runid *find_runid(const struct sg_audit *a, const char *step,
+					       const char *run)
+{
+	for (size_t i = 0; i < a->n_runids; i++)
+		if (strcmp(a->runids[i].step, step) == 0 && strcmp(a->runids[i].run, run) == 0)
+			return &a->runids[i];
+	return NULL;
+}
+
+/*
+ * What the backends could not see.  build (run 123): its end record counts
+ * 52 denials and the log holds 12; 3 were lost, the kernel skipped the
+ * filter twice.  test (run 124): started, never ended.  lint (run 125):
+ * nothing recorded, 5 lost.
+ */
+static void feed_gaps(struct sg_audit *a)
+{
+	assert_int_equal(feed(a, START("build", "123", 100, "bpf-fmod")), 0);
+	feed_denials(a, "build", "123", 12);
+	assert_int_equal(feed(a, END_FMOD("build", "123", 100, 52, 3, 2)
+				 START("test", "124", 200, "bpf-lsm")), 0);
+	feed_denials(a, "test", "124", 1);
+	assert_int_equal(feed(a, START("lint", "125", 300, "bpf-lsm")
+				 END("lint", "125", 300, 0, 0, 5, "bpf-lsm")), 0);
+}
+
 /* ---- reading and counting ------------------------------------------------- */
 
 static void test_sg_audit_read_two_steps_counted_apart(void **state)
@@ -170,6 +215,104 @@ static void test_sg_audit_read_unfinished_run_and_end_first(void **state)
 	assert_int_equal(find_step(&a, "cut")->unfinished, 1);
 	assert_int_equal(find_step(&a, "late")->runs, 1);
 	assert_int_equal(find_step(&a, "late")->unfinished, 0);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_gaps_held_per_run_id(void **state)
+{
+	struct sg_audit a;
+	const struct sg_audit_runid *g;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	g = find_runid(&a, "build", "123");
+	assert_non_null(g);
+	assert_int_equal(g->held, 12);
+	assert_int_equal(g->end_denials, 52);
+	assert_int_equal(sg_audit_missing(g), 40);
+	assert_int_equal(g->lost, 3);
+	assert_int_equal(g->recursion_misses, 2);
+	assert_int_equal(g->unfinished, 0);
+	assert_true(sg_audit_incomplete(g));
+	assert_int_equal(find_step(&a, "build")->missing, 40);
+	assert_int_equal(find_step(&a, "build")->recursion_misses, 2);
+	/* started, not ended: no count to hold it against, but unfinished */
+	g = find_runid(&a, "test", "124");
+	assert_int_equal(g->unfinished, 1);
+	assert_int_equal(g->held, 1);
+	assert_int_equal(sg_audit_missing(g), 0);
+	assert_true(sg_audit_incomplete(g));
+	g = find_runid(&a, "lint", "125");
+	assert_int_equal(g->lost, 5);
+	assert_int_equal(sg_audit_missing(g), 0);
+	assert_true(sg_audit_incomplete(g));
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_missing_not_hidden_by_another_run(void **state)
+{
+	struct sg_audit a;
+	/* r1 was killed after 4 denials; r2 counts 10 and the log holds 6 of
+	 * them.  The step's sums agree (10 and 10): only per run id do the 4
+	 * missing records of r2 show. */
+	static const char r1[] = START("pair", "r1", 1, "bpf-lsm");
+	static const char r2[] = START("pair", "r2", 2, "bpf-lsm");
+	static const char r2_end[] = END("pair", "r2", 2, 0, 10, 0, "bpf-lsm");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, r1), 0);
+	feed_denials(&a, "pair", "r1", 4);
+	assert_int_equal(feed(&a, r2), 0);
+	feed_denials(&a, "pair", "r2", 6);
+	assert_int_equal(feed(&a, r2_end), 0);
+	assert_int_equal(find_step(&a, "pair")->end_denials, 10);
+	assert_int_equal(find_step(&a, "pair")->c.denied, 10);
+	assert_int_equal(sg_audit_missing(find_runid(&a, "pair", "r2")), 4);
+	assert_int_equal(find_step(&a, "pair")->missing, 4);
+	assert_int_equal(find_runid(&a, "pair", "r1")->unfinished, 1);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_missing_is_a_lower_bound(void **state)
+{
+	struct sg_audit a;
+	/* An end record read before its denials; one without "denials" (no
+	 * count to hold the log against); one that counts fewer than the log
+	 * holds (a log given twice).  None of them is missing anything. */
+	static const char late[] = END("late", "r9", 9, 0, 2, 0, "bpf-lsm");
+	static const char nocount[] =
+		"{\"event\":\"end\",\"step\":\"nocount\",\"run\":\"r\",\"pid\":1,\"status\":0}\n";
+	static const char twice[] = END("twice", "r", 1, 0, 1, 0, "bpf-lsm");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, late), 0);
+	assert_int_equal(find_step(&a, "late")->missing, 2); /* so far */
+	feed_denials(&a, "late", "r9", 2);
+	assert_int_equal(find_step(&a, "late")->missing, 0);
+	assert_false(sg_audit_incomplete(find_runid(&a, "late", "r9")));
+	assert_int_equal(feed(&a, nocount), 0);
+	assert_false(find_runid(&a, "nocount", "r")->counted);
+	assert_int_equal(sg_audit_missing(find_runid(&a, "nocount", "r")), 0);
+	assert_int_equal(feed(&a, twice), 0);
+	feed_denials(&a, "twice", "r", 3);
+	assert_int_equal(sg_audit_missing(find_runid(&a, "twice", "r")), 0);
+	assert_int_equal(find_step(&a, "twice")->missing, 0);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_line_recursion_misses_must_be_a_count(void **state)
+{
+	struct sg_audit a;
+	char buf[] = "{\"event\":\"end\",\"step\":\"s\",\"recursion_misses\":-1}";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(sg_audit_line(&a, "x.log", 1, buf, strlen(buf), false), 0);
+	assert_int_equal(a.unparsable, 1);
+	assert_non_null(strstr(a.problems[0].reason, "\"recursion_misses\" is not a count"));
 	sg_audit_free(&a);
 }
 
@@ -746,6 +889,166 @@ static void test_sg_audit_print_text_sections(void **state)
 	sg_audit_free(&a);
 }
 
+static void test_sg_audit_print_text_gaps_one_line_each(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "in 3 steps\nincomplete: 48 refusals not in this log (40 missing "
+				    "from the file, 8 lost in a full ring buffer); the kernel skipped "
+				    "the eBPF filter 2 times; 1 run without an end record\n"));
+	/* before the steps, in their order (most denials first) */
+	assert_non_null(strstr(
+		out,
+		"\nIncomplete\n"
+		"  step build (run 123): 40 refusals not in this log (the end records count 52, "
+		"the log holds 12)\n"
+		"  step build (run 123): 3 refusals could not be logged (ring buffer full)\n"
+		"  step build (run 123): the kernel skipped the eBPF filter 2 times (fmod_ret "
+		"recursion): those calls were neither checked nor logged\n"
+		"  step test (run 124): no end record (stepguard was killed, or the log is cut): its "
+		"denials may be incomplete (the log holds 1)\n"
+		"  step lint (run 125): 5 refusals could not be logged (ring buffer full)\n"
+		"\nSteps\n"));
+	assert_non_null(strstr(out, "lost: 3 (the log misses them); eBPF filter skipped: 2; "));
+	assert_non_null(strstr(out, "    end records count 52 denials, the log holds 12\n"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_no_denials_never_over_a_gap(void **state)
+{
+	/* lost only; a count with no records; unfinished only; and whole */
+	static const struct {
+		const char *log, *want;
+	} cases[] = {
+		{ END("lint", "125", 300, 0, 0, 5, "bpf-lsm"),
+		  "\nNo denials recorded, but 5 were lost (see Incomplete above).\n" },
+		{ END("cut", "9", 3, 0, 1, 0, "bpf-lsm"),
+		  "\nNo denials recorded, but 1 was lost (see Incomplete above).\n" },
+		{ START("killed", "8", 4, "bpf-lsm"),
+		  "\nNo denials recorded, but the log may be incomplete (see Incomplete above).\n" },
+		{ END_FMOD("skip", "7", 5, 0, 0, 1),
+		  "\nNo denials recorded, but the log may be incomplete (see Incomplete above).\n" },
+		{ START("ok", "6", 6, "bpf-lsm") END("ok", "6", 6, 0, 0, 0, "bpf-lsm"),
+		  "\nNo denials.\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct sg_audit a;
+		char *out;
+
+		assert_int_equal(sg_audit_init(&a, NULL), 0);
+		assert_int_equal(feed(&a, cases[i].log), 0);
+		out = capture(&a, sg_audit_print_text);
+		assert_non_null(strstr(out, cases[i].want));
+		if (i < 4) {
+			assert_null(strstr(out, "No denials."));
+			assert_non_null(strstr(out, "\nincomplete: "));
+		} else {
+			assert_null(strstr(out, "ncomplete"));
+		}
+		free(out);
+		sg_audit_free(&a);
+	}
+}
+
+static void test_sg_audit_print_text_gap_without_run_id(void **state)
+{
+	struct sg_audit a;
+	static const char text[] = "{\"event\":\"start\",\"step\":\"\",\"pid\":1}\n";
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "\n  step (unnamed): no end record (stepguard was killed"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_gap_of_a_shared_run_id(void **state)
+{
+	struct sg_audit a;
+	/* STEPGUARD_RUN_ID shared: two runs (pids 1 and 2) under one run id,
+	 * one of which ended */
+	static const char text[] =
+		START("s", "ci", 1, "bpf-lsm")
+		START("s", "ci", 2, "bpf-lsm")
+		END("s", "ci", 2, 0, 0, 0, "bpf-lsm");
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(find_runid(&a, "s", "ci")->runs, 2);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "\n  step s (run ci): 1 of its 2 runs has no end record (stepguard "
+				    "was killed, or the log is cut): their denials may be incomplete "
+				    "(the log holds 0)\n"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_json_gaps_fields(void **state)
+{
+	struct sg_audit a;
+	json_object *j, *v, *inc, *e, *steps;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	j = sg_audit_json(&a);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "missing", &v));
+	assert_int_equal(json_object_get_int64(v), 40);
+	assert_true(json_object_object_get_ex(j, "lost", &v));
+	assert_int_equal(json_object_get_int64(v), 8);
+	assert_true(json_object_object_get_ex(j, "recursion_misses", &v));
+	assert_int_equal(json_object_get_int64(v), 2);
+	assert_true(json_object_object_get_ex(j, "unfinished", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	assert_true(json_object_object_get_ex(j, "steps", &steps));
+	e = json_object_array_get_idx(steps, 0);
+	assert_true(json_object_object_get_ex(e, "step", &v));
+	assert_string_equal(json_object_get_string(v), "build");
+	assert_true(json_object_object_get_ex(e, "missing", &v));
+	assert_int_equal(json_object_get_int64(v), 40);
+	assert_true(json_object_object_get_ex(e, "recursion_misses", &v));
+	assert_int_equal(json_object_get_int64(v), 2);
+	/* one entry per incomplete run id, in the order of the text */
+	assert_true(json_object_object_get_ex(j, "incomplete", &inc));
+	assert_int_equal(json_object_array_length(inc), 3);
+	e = json_object_array_get_idx(inc, 0);
+	assert_true(json_object_object_get_ex(e, "run", &v));
+	assert_string_equal(json_object_get_string(v), "123");
+	assert_true(json_object_object_get_ex(e, "count", &v));
+	assert_int_equal(json_object_get_int64(v), 12);
+	assert_true(json_object_object_get_ex(e, "end_denials", &v));
+	assert_int_equal(json_object_get_int64(v), 52);
+	assert_true(json_object_object_get_ex(e, "missing", &v));
+	assert_int_equal(json_object_get_int64(v), 40);
+	assert_true(json_object_object_get_ex(e, "lost", &v));
+	assert_int_equal(json_object_get_int64(v), 3);
+	assert_true(json_object_object_get_ex(e, "recursion_misses", &v));
+	assert_int_equal(json_object_get_int64(v), 2);
+	e = json_object_array_get_idx(inc, 1);
+	assert_true(json_object_object_get_ex(e, "step", &v));
+	assert_string_equal(json_object_get_string(v), "test");
+	assert_true(json_object_object_get_ex(e, "unfinished", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	assert_true(json_object_object_get_ex(e, "end_denials", &v));
+	assert_null(v); /* no end record: nothing counted */
+	json_object_put(j);
+	sg_audit_free(&a);
+}
+
 static void test_sg_audit_json_parses_back(void **state)
 {
 	struct sg_audit a;
@@ -807,7 +1110,8 @@ static void test_sg_audit_print_github_annotations(void **state)
 	assert_int_equal(sg_audit_init(&a, NULL), 0);
 	assert_int_equal(feed(&a, text), 0);
 	out = capture(&a, sg_audit_print_github);
-	assert_non_null(strstr(out, "::warning title=stepguard lost events::step build: 5 denial events"));
+	assert_non_null(strstr(out, "::warning title=stepguard lost events::step build (run r1): 5 "
+				    "refusals could not be logged (ring buffer full)\n"));
 	assert_non_null(strstr(out, "::error title=stepguard denied open::/w/100%25\\x0a "
 				    "(step build, pid 42, 2 times)\n"));
 	/* the op is in a property: its ':' is escaped; a JSON "\n" is shown as \x0a */
@@ -863,7 +1167,80 @@ static void test_sg_audit_print_github_reports_problems(void **state)
 	assert_non_null(strstr(out, "::warning title=stepguard audit::t.log:1: not JSON"));
 	assert_non_null(strstr(out, "::warning title=stepguard audit::t.log:3: the last line has "
 				    "no newline"));
-	assert_non_null(strstr(out, "::warning title=stepguard unfinished run::step s: 1 run"));
+	assert_non_null(strstr(out, "::warning title=stepguard unfinished run::step s (run r): no end "
+				    "record (stepguard was killed, or the log is cut)"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_gaps_warned_first(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(
+		out,
+		"::warning title=stepguard missing records::step build (run 123): 40 refusals not in "
+		"this log (the end records count 52, the log holds 12)\n"
+		"::warning title=stepguard lost events::step build (run 123): 3 refusals could not be "
+		"logged (ring buffer full)\n"
+		"::warning title=stepguard skipped checks::step build (run 123): the kernel skipped the "
+		"eBPF filter 2 times (fmod_ret recursion): those calls were neither checked nor "
+		"logged\n"
+		"::warning title=stepguard unfinished run::step test (run 124): no end record "
+		"(stepguard was killed, or the log is cut): its denials may be incomplete (the log "
+		"holds 1)\n"
+		"::warning title=stepguard lost events::step lint (run 125): 5 refusals could not be "
+		"logged (ring buffer full)\n"
+		"::error "));
+	assert_int_equal(count_lines(out, "::warning "), 5);
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_gaps_capped(void **state)
+{
+	size_t n = SG_AUDIT_GITHUB_MAX + 7;
+	struct sg_audit a;
+	char line[256], *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "{\"event\":\"end\",\"step\":\"s\",\"run\":\"%zu\","
+					     "\"pid\":1,\"denials\":0,\"lost\":1}", i);
+		assert_int_equal(sg_audit_line(&a, "t", i + 1, line, strlen(line), false), 0);
+	}
+	out = capture(&a, sg_audit_print_github);
+	assert_int_equal(count_lines(out, "::warning title=stepguard lost events::"),
+			 SG_AUDIT_GITHUB_MAX);
+	assert_non_null(strstr(out, "::warning title=stepguard audit::7 more gaps in the log not "
+				    "annotated"));
+	free(out);
+	out = capture(&a, sg_audit_print_markdown);
+	assert_int_equal(count_lines(out, "- step `s` (run "), SG_AUDIT_GITHUB_MAX);
+	assert_non_null(strstr(out, "- …and 7 more (`stepguard audit` lists them all)\n"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_markdown_gaps(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	out = capture(&a, sg_audit_print_markdown);
+	assert_non_null(strstr(out, "\n**Incomplete**\n\n- step `build` (run `123`): 40 refusals not "
+				    "in this log (the end records count 52, the log holds 12)\n"));
+	assert_non_null(strstr(out, "\n- step `test` (run `124`): no end record"));
+	assert_non_null(strstr(out, "| `test` | 1 (1 unfinished) | 1 | 0 | 0 | `bpf-lsm` |\n"));
 	free(out);
 	sg_audit_free(&a);
 }
@@ -904,6 +1281,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sg_audit_read_two_steps_counted_apart),
 		cmocka_unit_test(test_sg_audit_read_unfinished_run_and_end_first),
+		cmocka_unit_test(test_sg_audit_read_gaps_held_per_run_id),
+		cmocka_unit_test(test_sg_audit_read_missing_not_hidden_by_another_run),
+		cmocka_unit_test(test_sg_audit_read_missing_is_a_lower_bound),
+		cmocka_unit_test(test_sg_audit_line_recursion_misses_must_be_a_count),
 		cmocka_unit_test(test_sg_audit_read_escaped_paths_stay_escaped),
 		cmocka_unit_test(test_sg_audit_read_audited_apart_from_denied),
 		cmocka_unit_test(test_sg_audit_read_lost_summed_per_step),
@@ -926,10 +1307,18 @@ int main(void)
 		cmocka_unit_test(test_sg_audit_gh_escape_data_and_property),
 		cmocka_unit_test(test_sg_audit_sorted_by_count_then_name),
 		cmocka_unit_test(test_sg_audit_print_text_sections),
+		cmocka_unit_test(test_sg_audit_print_text_gaps_one_line_each),
+		cmocka_unit_test(test_sg_audit_print_text_no_denials_never_over_a_gap),
+		cmocka_unit_test(test_sg_audit_print_text_gap_without_run_id),
+		cmocka_unit_test(test_sg_audit_print_text_gap_of_a_shared_run_id),
+		cmocka_unit_test(test_sg_audit_json_gaps_fields),
 		cmocka_unit_test(test_sg_audit_json_parses_back),
 		cmocka_unit_test(test_sg_audit_print_github_annotations),
 		cmocka_unit_test(test_sg_audit_print_github_caps_errors_first),
 		cmocka_unit_test(test_sg_audit_print_github_reports_problems),
+		cmocka_unit_test(test_sg_audit_print_github_gaps_warned_first),
+		cmocka_unit_test(test_sg_audit_print_github_gaps_capped),
+		cmocka_unit_test(test_sg_audit_print_markdown_gaps),
 		cmocka_unit_test(test_sg_audit_print_markdown_tables_and_escapes),
 	};
 
