@@ -58,8 +58,8 @@ __attribute__((format(printf, 4, 5))) static int problem(struct sg_audit *a, con
 /* The fields stepguard audit reads; strings are display-safe copies. */
 struct rec {
 	char *event, *step, *run, *op, *path, *path2, *decision, *comm, *backend;
-	long long pid, status, signal, lost, denials;
-	bool has_pid, has_status, has_signal, has_lost, has_denials;
+	long long pid, status, signal, lost, denials, misses;
+	bool has_pid, has_status, has_signal, has_lost, has_denials, has_misses;
 	bool no_path, truncated;
 	char why[128]; /* why the record is refused */
 };
@@ -179,6 +179,12 @@ static int rec_read(json_object *o, struct rec *r)
 			free(r->path2);
 			r->path2 = NULL;
 		}
+		/* Landlock writes "" for a process that exited before its
+		 * comm was read: no name, as in a log from before comm. */
+		if (r->comm && !*r->comm) {
+			free(r->comm);
+			r->comm = NULL;
+		}
 		if (strcmp(r->decision, "denied") != 0 && strcmp(r->decision, "audited") != 0) {
 			snprintf(r->why, sizeof(r->why),
 				 "\"decision\" is neither \"denied\" nor \"audited\"");
@@ -188,7 +194,8 @@ static int rec_read(json_object *o, struct rec *r)
 		if ((e = get_int(o, "status", &r->status, &r->has_status, false, r)) < 0 ||
 		    (e = get_int(o, "signal", &r->signal, &r->has_signal, false, r)) < 0 ||
 		    (e = get_int(o, "lost", &r->lost, &r->has_lost, true, r)) < 0 ||
-		    (e = get_int(o, "denials", &r->denials, &r->has_denials, true, r)) < 0)
+		    (e = get_int(o, "denials", &r->denials, &r->has_denials, true, r)) < 0 ||
+		    (e = get_int(o, "recursion_misses", &r->misses, &r->has_misses, true, r)) < 0)
 			return e;
 	}
 	return 0;
@@ -216,9 +223,49 @@ static struct sg_audit_step *step_get(struct sg_audit *a, const char *name)
 	return s;
 }
 
+/* The records of step S (index SI) under R's run id, added if new. */
+static struct sg_audit_runid *runid_get(struct sg_audit *a, size_t si, const struct rec *r)
+{
+	const char *run = r->run ? r->run : "";
+	struct sg_audit_runid *g;
+	struct sg_entry *e;
+	bool added;
+	char *key;
+
+	if (asprintf(&key, "%s\x1f%s", r->step, run) < 0)
+		return NULL;
+	e = sg_table_get(&a->runid_ix, key, &added);
+	free(key);
+	if (!e)
+		return NULL;
+	if (!added)
+		return &a->runids[e->ix];
+	e->ix = a->n_runids;
+	g = grow(a->runids, a->n_runids, sizeof(*g));
+	if (!g)
+		return NULL;
+	a->runids = g;
+	g = &a->runids[a->n_runids++];
+	g->step_ix = si;
+	g->step = strdup(r->step);
+	g->run = strdup(run);
+	return g->step && g->run ? g : NULL;
+}
+
+uint64_t sg_audit_missing(const struct sg_audit_runid *r)
+{
+	/* Without an end record that counts, end_denials is 0: nothing missing. */
+	return r->end_denials > r->held ? r->end_denials - r->held : 0;
+}
+
+bool sg_audit_incomplete(const struct sg_audit_runid *r)
+{
+	return sg_audit_missing(r) || r->lost || r->recursion_misses || r->unfinished;
+}
+
 /* A run is one stepguard invocation: its start and end share run and pid. */
-static int run_seen(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r,
-		    unsigned flag)
+static int run_seen(struct sg_audit *a, struct sg_audit_step *s, struct sg_audit_runid *g,
+		    const struct rec *r, unsigned flag)
 {
 	char *key;
 	struct sg_entry *e;
@@ -230,15 +277,37 @@ static int run_seen(struct sg_audit *a, struct sg_audit_step *s, const struct re
 	free(key);
 	if (!e)
 		return -ENOMEM;
-	if (added)
+	if (added) {
 		s->runs++;
+		g->runs++;
+	}
 	/* Unfinished: started and not ended, whichever record came first. */
-	if (flag == SG_RUN_STARTED && !(e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED))
+	if (flag == SG_RUN_STARTED && !(e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED)) {
 		s->unfinished++;
-	if (flag == SG_RUN_ENDED && (e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED))
+		g->unfinished++;
+	}
+	if (flag == SG_RUN_ENDED && (e->flags & SG_RUN_STARTED) && !(e->flags & SG_RUN_ENDED)) {
 		s->unfinished--;
+		g->unfinished--;
+	}
 	e->flags |= flag;
 	return 0;
+}
+
+/* What an end record says the backend saw, held against the log. */
+static void run_ended(struct sg_audit_step *s, struct sg_audit_runid *g, const struct rec *r)
+{
+	uint64_t lost = r->has_lost ? (uint64_t)r->lost : 0;
+	uint64_t misses = r->has_misses ? (uint64_t)r->misses : 0;
+	uint64_t denials = r->has_denials ? (uint64_t)r->denials : 0;
+
+	s->lost += lost;
+	g->lost += lost;
+	s->recursion_misses += misses;
+	g->recursion_misses += misses;
+	s->end_denials += denials;
+	g->end_denials += denials;
+	g->counted |= r->has_denials;
 }
 
 static int add_backend(struct sg_audit_step *s, const char *b)
@@ -298,6 +367,88 @@ static int count(struct sg_table *t, const char *name, bool audited)
 	return 0;
 }
 
+/* 1: KEY was not in the set T yet (it is now); 0: it was; -ENOMEM. */
+static int set_add(struct sg_table *t, const char *key)
+{
+	bool added;
+
+	return sg_table_get(t, key, &added) ? added : -ENOMEM;
+}
+
+/*
+ * Who tried: a process by its name, with the distinct pids that carried
+ * it, or by its pid alone when the record has no name.  The keys start
+ * with a letter of their own so that a comm cannot pass for a pid.
+ */
+static int add_proc(struct sg_audit *a, const struct rec *r, bool audited)
+{
+	struct sg_audit_proc *p;
+	struct sg_entry *e;
+	long long *pids;
+	bool added;
+	char *key;
+	int n;
+
+	if (r->comm)
+		n = asprintf(&key, "c%s", r->comm);
+	else if (r->has_pid)
+		n = asprintf(&key, "p%lld", r->pid);
+	else
+		n = asprintf(&key, "u");
+	if (n < 0)
+		return -ENOMEM;
+	e = sg_table_get(&a->proc_ix, key, &added);
+	free(key);
+	if (!e)
+		return -ENOMEM;
+	if (added) {
+		e->ix = a->n_procs;
+		p = grow(a->procs, a->n_procs, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		a->procs = p;
+		a->n_procs++;
+		if (r->comm && !(a->procs[e->ix].comm = strdup(r->comm)))
+			return -ENOMEM;
+	}
+	p = &a->procs[e->ix];
+	if (audited)
+		p->c.audited++;
+	else
+		p->c.denied++;
+	if (!r->has_pid)
+		return 0;
+	if (asprintf(&key, "%zu\x1f%lld", e->ix, r->pid) < 0)
+		return -ENOMEM;
+	n = set_add(&a->proc_pids, key);
+	free(key);
+	if (n <= 0)
+		return n;
+	pids = grow(p->pids, p->n_pids, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	p->pids = pids;
+	pids[p->n_pids++] = r->pid;
+	return 0;
+}
+
+/* The hit's processes: a pid counts once per run (pids are reused). */
+static int hit_proc(struct sg_audit *a, size_t ix, const struct rec *r)
+{
+	char *key;
+	int n;
+
+	if (!r->has_pid)
+		return 0;
+	if (asprintf(&key, "%zu\x1f%s\x1f%lld", ix, r->run ? r->run : "", r->pid) < 0)
+		return -ENOMEM;
+	n = set_add(&a->hit_pids, key);
+	free(key);
+	if (n > 0)
+		a->hits[ix].procs++;
+	return n < 0 ? n : 0;
+}
+
 static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 {
 	struct sg_entry *e;
@@ -315,7 +466,7 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 	if (!added) {
 		a->hits[e->ix].n++;
 		a->hits[e->ix].truncated |= r->truncated;
-		return 0;
+		return hit_proc(a, e->ix, r);
 	}
 	e->ix = a->n_hits;
 	h = grow(a->hits, a->n_hits, sizeof(*h));
@@ -331,9 +482,10 @@ static int add_hit(struct sg_audit *a, const struct rec *r, bool audited)
 	h->op = strdup(r->op);
 	h->path = strdup(r->path);
 	h->path2 = r->path2 ? strdup(r->path2) : NULL;
-	if (!h->step || !h->op || !h->path || (r->path2 && !h->path2))
+	h->comm = r->comm ? strdup(r->comm) : NULL;
+	if (!h->step || !h->op || !h->path || (r->path2 && !h->path2) || (r->comm && !h->comm))
 		return -ENOMEM;
-	return 0;
+	return hit_proc(a, e->ix, r);
 }
 
 static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct rec *r)
@@ -341,7 +493,6 @@ static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct 
 	bool audited = strcmp(r->decision, "audited") == 0; // NOLINT(clang-analyzer-core.NonNullParamChecker): rec_read requires "decision" of a denial; the analyzer thinks strcmp on r->event may differ between it and take()
 	char *p1 = malloc(strlen(r->path) + 2);
 	char *p2 = r->path2 ? malloc(strlen(r->path2) + 2) : NULL;
-	char proc[64];
 	int e = -ENOMEM;
 
 	if (audited)
@@ -350,16 +501,7 @@ static int add_denial(struct sg_audit *a, struct sg_audit_step *s, const struct 
 		s->c.denied++;
 	if (!p1 || (r->path2 && !p2))
 		goto out;
-	if (r->comm)
-		e = count(&a->procs, r->comm, audited);
-	else {
-		if (r->has_pid)
-			snprintf(proc, sizeof(proc), "pid %lld", r->pid);
-		else
-			snprintf(proc, sizeof(proc), "(unknown)");
-		e = count(&a->procs, proc, audited);
-	}
-	if (e < 0 || (e = count(&a->ops, r->op, audited)) < 0)
+	if ((e = add_proc(a, r, audited)) < 0 || (e = count(&a->ops, r->op, audited)) < 0)
 		goto out;
 	/* A rename or link counts under each of its prefixes, once if they
 	 * are the same: both ends may be what the filter refused. */
@@ -385,7 +527,9 @@ out:
 static int take(struct sg_audit *a, const struct rec *r)
 {
 	struct sg_audit_step *s;
+	struct sg_audit_runid *g;
 	bool start = strcmp(r->event, "start") == 0, end = strcmp(r->event, "end") == 0;
+	uint64_t missing;
 	int e;
 
 	if (!start && !end && strcmp(r->event, "denial") != 0) {
@@ -399,17 +543,23 @@ static int take(struct sg_audit *a, const struct rec *r)
 	}
 	a->records++;
 	s = step_get(a, r->step);
-	if (!s)
+	if (!s || !(g = runid_get(a, (size_t)(s - a->steps), r)))
 		return -ENOMEM;
-	if (!start && !end)
+	/* The step's missing count follows its run ids': out before, in after
+	 * (unsigned: the step's sum holds this run id's, so it cannot wrap). */
+	missing = sg_audit_missing(g);
+	if (!start && !end) {
+		g->held++;
+		s->missing = s->missing - missing + sg_audit_missing(g);
 		return add_denial(a, s, r);
-	if ((e = run_seen(a, s, r, start ? SG_RUN_STARTED : SG_RUN_ENDED)) < 0 ||
+	}
+	if ((e = run_seen(a, s, g, r, start ? SG_RUN_STARTED : SG_RUN_ENDED)) < 0 ||
 	    (e = add_backend(s, r->backend)) < 0)
 		return e;
 	if (start)
 		return 0;
-	s->lost += r->has_lost ? (uint64_t)r->lost : 0;
-	s->end_denials += r->has_denials ? (uint64_t)r->denials : 0;
+	run_ended(s, g, r);
+	s->missing = s->missing - missing + sg_audit_missing(g);
 	return add_outcome(s, r);
 }
 
@@ -582,12 +732,26 @@ void sg_audit_free(struct sg_audit *a)
 		free(a->hits[i].op);
 		free(a->hits[i].path);
 		free(a->hits[i].path2);
+		free(a->hits[i].comm);
 	}
 	free(a->hits);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		free(a->procs[i].comm);
+		free(a->procs[i].pids);
+	}
+	free(a->procs);
+	for (size_t i = 0; i < a->n_runids; i++) {
+		free(a->runids[i].step);
+		free(a->runids[i].run);
+	}
+	free(a->runids);
+	sg_table_free(&a->runid_ix);
 	sg_table_free(&a->step_ix);
 	sg_table_free(&a->runs);
 	sg_table_free(&a->ops);
-	sg_table_free(&a->procs);
+	sg_table_free(&a->proc_ix);
+	sg_table_free(&a->proc_pids);
+	sg_table_free(&a->hit_pids);
 	sg_table_free(&a->prefixes);
 	sg_table_free(&a->hit_ix);
 	if (a->tok)

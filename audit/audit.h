@@ -34,6 +34,9 @@
 #define SG_AUDIT_GITHUB_MAX 50
 /* Rows of the "top paths" list in the job summary and in the text output. */
 #define SG_AUDIT_TOP_PATHS 10
+/* Pids listed after a process's name in the text ("+N more" after them);
+ * --json lists them all. */
+#define SG_AUDIT_PIDS_SHOWN 4
 
 /* Exit statuses of `stepguard audit` beyond lib/exitcodes.h (sysexits(3)). */
 enum sg_audit_exit {
@@ -83,11 +86,41 @@ struct sg_audit_step {
 	struct sg_count c;   /* its denial records */
 	uint64_t lost;       /* sum of "lost" of its end records */
 	uint64_t end_denials; /* sum of "denials" of its end records */
+	uint64_t recursion_misses; /* sum of "recursion_misses" of its end records */
+	uint64_t missing;    /* sum of sg_audit_missing() over its run ids */
 	struct sg_outcome *outcomes;
 	size_t n_outcomes;
 	char **backends; /* of its start and end records, in order of appearance */
 	size_t n_backends;
 };
+
+/*
+ * The records of one step under one run id: one stepguard run, unless
+ * STEPGUARD_RUN_ID was shared.  This is where the log is held against
+ * what the step's end records say the backend saw.
+ */
+struct sg_audit_runid {
+	char *step, *run;    /* run: "" when the records had none */
+	size_t step_ix;      /* into steps */
+	uint64_t runs;       /* distinct (run, pid) among its start and end records */
+	uint64_t unfinished; /* of those, started and not ended */
+	uint64_t held;       /* its denial records in the log */
+	uint64_t end_denials; /* sum of "denials" of its end records */
+	bool counted;        /* an end record gave "denials" (else --json says null) */
+	uint64_t lost, recursion_misses; /* sums over its end records */
+};
+
+/*
+ * What a backend could not see, or the log does not hold, for one run id:
+ * each is a line of the text, a field of --json and a warning of --github.
+ */
+enum sg_audit_gap {
+	SG_GAP_MISSING,    /* end records count more denials than the log holds */
+	SG_GAP_LOST,       /* "lost": the ring buffer was full */
+	SG_GAP_SKIPPED,    /* "recursion_misses": the kernel skipped the eBPF filter */
+	SG_GAP_UNFINISHED, /* a start record and no end record */
+};
+#define SG_AUDIT_GAPS (SG_GAP_UNFINISHED + 1)
 
 /* One distinct (decision, step, operation, path): one annotation. */
 struct sg_hit {
@@ -96,7 +129,18 @@ struct sg_hit {
 	char *step, *op, *path;
 	char *path2;   /* of its first record, or NULL */
 	long long pid; /* of its first record, or -1 */
+	char *comm;    /* of its first record, or NULL */
+	uint64_t procs; /* distinct (run, pid) among its records that have a pid */
 	uint64_t n;
+};
+
+/* Who tried: one process name, or one pid when its records had no comm
+ * (older logs; Landlock writes "" for a process that has exited). */
+struct sg_audit_proc {
+	char *comm;      /* NULL: no comm recorded; shown by its pid */
+	long long *pids; /* distinct, in the order first seen */
+	size_t n_pids;
+	struct sg_count c;
 };
 
 struct sg_problem {
@@ -121,11 +165,17 @@ struct sg_audit {
 	char **files; /* names as given, for the JSON document */
 	size_t n_files;
 
-	struct sg_table step_ix, runs, ops, procs, prefixes, hit_ix;
+	struct sg_table step_ix, runs, ops, prefixes, hit_ix, proc_ix;
+	struct sg_table proc_pids, hit_pids; /* sets: (process, pid), (hit, run, pid) */
 	struct sg_audit_step *steps;
 	size_t n_steps;
 	struct sg_hit *hits;
 	size_t n_hits;
+	struct sg_audit_proc *procs;
+	size_t n_procs;
+	struct sg_table runid_ix; /* (step, run id) → index into runids */
+	struct sg_audit_runid *runids;
+	size_t n_runids;
 
 	void *tok; /* json_tokener, reused line after line */
 };
@@ -155,10 +205,25 @@ int sg_audit_print_github(const struct sg_audit *a, FILE *out);
 /* The Markdown appended to $GITHUB_STEP_SUMMARY.  0 or -EIO. */
 int sg_audit_print_markdown(const struct sg_audit *a, FILE *out);
 
+/*
+ * Denial records R's end records count and the log does not hold.  A lower
+ * bound: records of a run whose end record is absent, or gave no count,
+ * stand in for missing ones, so it never says more are missing than are.
+ */
+uint64_t sg_audit_missing(const struct sg_audit_runid *r);
+/* R has a gap of some kind: missing, lost, skipped or unfinished. */
+bool sg_audit_incomplete(const struct sg_audit_runid *r);
+
 /* Sorted views, most denials first, then by name; free() the array. */
 const struct sg_entry **sg_audit_sorted(const struct sg_table *t);
 const struct sg_audit_step **sg_audit_sorted_steps(const struct sg_audit *a);
 const struct sg_hit **sg_audit_sorted_hits(const struct sg_audit *a);
+/* Processes: most denials first, then those with a comm (by name) before
+ * those shown by their pid (by pid). */
+const struct sg_audit_proc **sg_audit_sorted_procs(const struct sg_audit *a);
+/* The incomplete run ids, *N of them: in the order of their steps (as
+ * sg_audit_sorted_steps), then as first seen. */
+const struct sg_audit_runid **sg_audit_sorted_incomplete(const struct sg_audit *a, size_t *n);
 
 /*
  * A string from the log made safe to print: bytes that are not valid

@@ -50,7 +50,139 @@ void sg_audit_print_problems(const struct sg_audit *a, FILE *err)
 			a->problem_lines, a->n_problems);
 }
 
+/* ---- what the backends could not see ----------------------------------------- */
+
+/* The totals over the steps: what the header and the JSON document say. */
+struct gaps {
+	uint64_t missing, lost, skipped, unfinished;
+};
+
+static struct gaps gaps_total(const struct sg_audit *a)
+{
+	struct gaps g = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < a->n_steps; i++) {
+		g.missing += a->steps[i].missing;
+		g.lost += a->steps[i].lost;
+		g.skipped += a->steps[i].recursion_misses;
+		g.unfinished += a->steps[i].unfinished;
+	}
+	return g;
+}
+
+/* The title of each gap's GitHub warning: what a reader filters on. */
+static const char *const gap_title[SG_AUDIT_GAPS] = {
+	[SG_GAP_MISSING] = "stepguard missing records",
+	[SG_GAP_LOST] = "stepguard lost events",
+	[SG_GAP_SKIPPED] = "stepguard skipped checks",
+	[SG_GAP_UNFINISHED] = "stepguard unfinished run",
+};
+
+/*
+ * R's gap of kind K in words, into BUF: what follows "step S (run R): ",
+ * which each format writes its own way (S and R come from the log; only
+ * numbers are added here).  One wording for the three outputs, so they
+ * cannot disagree.  false: R has no gap of that kind.
+ */
+static bool gap_text(const struct sg_audit_runid *r, enum sg_audit_gap k, char *buf, size_t len)
+{
+	uint64_t n;
+
+	switch (k) {
+	case SG_GAP_MISSING:
+		if (!(n = sg_audit_missing(r)))
+			return false;
+		snprintf(buf, len,
+			 "%" PRIu64 " %s not in this log (the end records count %" PRIu64
+			 ", the log holds %" PRIu64 ")",
+			 n, plural(n, "refusal", "refusals"), r->end_denials, r->held);
+		return true;
+	case SG_GAP_LOST:
+		if (!r->lost)
+			return false;
+		snprintf(buf, len, "%" PRIu64 " %s could not be logged (ring buffer full)", r->lost,
+			 plural(r->lost, "refusal", "refusals"));
+		return true;
+	case SG_GAP_SKIPPED:
+		if (!r->recursion_misses)
+			return false;
+		/* The call then went through undecided: not refused, not logged. */
+		snprintf(buf, len,
+			 "the kernel skipped the eBPF filter %" PRIu64 " %s (fmod_ret recursion): "
+			 "those calls were neither checked nor logged",
+			 r->recursion_misses, plural(r->recursion_misses, "time", "times"));
+		return true;
+	case SG_GAP_UNFINISHED:
+		if (!r->unfinished)
+			return false;
+		if (r->runs == 1)
+			snprintf(buf, len,
+				 "no end record (stepguard was killed, or the log is cut): its denials "
+				 "may be incomplete (the log holds %" PRIu64 ")",
+				 r->held);
+		else
+			snprintf(buf, len,
+				 "%" PRIu64 " of its %" PRIu64 " runs %s no end record (stepguard was "
+				 "killed, or the log is cut): their denials may be incomplete (the log "
+				 "holds %" PRIu64 ")",
+				 r->unfinished, r->runs, plural(r->unfinished, "has", "have"), r->held);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* ---- text ------------------------------------------------------------------ */
+
+/* "step S (run R): ", or "step S: " for records without a run id. */
+static void text_gap_prefix(FILE *out, const struct sg_audit_runid *r)
+{
+	fprintf(out, "step %s", step_name(r->step));
+	if (*r->run)
+		fprintf(out, " (run %s)", r->run);
+	fputs(": ", out);
+}
+
+/* One line under the header: the totals of what this log does not hold. */
+static void text_gaps_header(FILE *out, struct gaps g)
+{
+	const char *sep = "incomplete: ";
+
+	if (g.missing + g.lost) {
+		fprintf(out, "%s%" PRIu64 " %s not in this log (", sep, g.missing + g.lost,
+			plural(g.missing + g.lost, "refusal", "refusals"));
+		if (g.missing)
+			fprintf(out, "%" PRIu64 " missing from the file", g.missing);
+		if (g.lost)
+			fprintf(out, "%s%" PRIu64 " lost in a full ring buffer", g.missing ? ", " : "",
+				g.lost);
+		fputc(')', out);
+		sep = "; ";
+	}
+	if (g.skipped) {
+		fprintf(out, "%sthe kernel skipped the eBPF filter %" PRIu64 " %s", sep, g.skipped,
+			plural(g.skipped, "time", "times"));
+		sep = "; ";
+	}
+	if (g.unfinished)
+		fprintf(out, "%s%" PRIu64 " %s without an end record", sep, g.unfinished,
+			plural(g.unfinished, "run", "runs"));
+	fputc('\n', out);
+}
+
+static void text_gaps(FILE *out, const struct sg_audit_runid **v, size_t n)
+{
+	char msg[512];
+
+	fputs("\nIncomplete\n", out);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < SG_AUDIT_GAPS; k++)
+			if (gap_text(v[i], (enum sg_audit_gap)k, msg, sizeof(msg))) {
+				fputs("  ", out);
+				text_gap_prefix(out, v[i]);
+				fprintf(out, "%s\n", msg);
+			}
+}
 
 static void text_outcomes(FILE *out, const struct sg_audit_step *s)
 {
@@ -83,6 +215,8 @@ static void text_steps(const struct sg_audit *a, FILE *out, const struct sg_audi
 			s->c.denied, s->c.audited, s->lost);
 		if (s->lost)
 			fputs(" (the log misses them)", out);
+		if (s->recursion_misses)
+			fprintf(out, "; eBPF filter skipped: %" PRIu64, s->recursion_misses);
 		fputs("; backends: ", out);
 		for (size_t j = 0; j < s->n_backends; j++)
 			fprintf(out, "%s%s", j ? ", " : "", s->backends[j]);
@@ -91,8 +225,9 @@ static void text_steps(const struct sg_audit *a, FILE *out, const struct sg_audi
 		fputc('\n', out);
 		/* Only when end records were read: they carry the step's own count. */
 		if (s->n_outcomes && s->end_denials != total(s->c))
-			fprintf(out, "    end records count %" PRIu64 " %s\n", s->end_denials,
-				plural(s->end_denials, "denial", "denials"));
+			fprintf(out, "    end records count %" PRIu64 " %s, the log holds %" PRIu64 "\n",
+				s->end_denials, plural(s->end_denials, "denial", "denials"),
+				total(s->c));
 	}
 }
 
@@ -102,6 +237,40 @@ static void text_table(FILE *out, const char *title, const struct sg_table *t,
 	fprintf(out, "\n%s\n", title);
 	for (size_t i = 0; i < t->n; i++) {
 		fprintf(out, "  %8" PRIu64 "  %s", total(v[i]->c), v[i]->name);
+		if (v[i]->c.audited)
+			fprintf(out, "  (%" PRIu64 " audited)", v[i]->c.audited);
+		fputc('\n', out);
+	}
+}
+
+/* Who tried, as a person reads it: "npm (pid 4242, 4250, +3 more)", or
+ * "pid 77" for records without a comm. */
+static void text_proc(FILE *out, const struct sg_audit_proc *p)
+{
+	size_t shown = p->n_pids < SG_AUDIT_PIDS_SHOWN ? p->n_pids : SG_AUDIT_PIDS_SHOWN;
+
+	if (!p->comm) {
+		if (p->n_pids)
+			fprintf(out, "pid %lld", p->pids[0]);
+		else
+			fputs("(unknown)", out);
+		return;
+	}
+	fputs(p->comm, out);
+	for (size_t i = 0; i < shown; i++)
+		fprintf(out, "%s%lld", i ? ", " : " (pid ", p->pids[i]);
+	if (p->n_pids > shown)
+		fprintf(out, ", +%zu more", p->n_pids - shown);
+	if (shown)
+		fputc(')', out);
+}
+
+static void text_procs(const struct sg_audit *a, FILE *out, const struct sg_audit_proc **v)
+{
+	fputs("\nBy process\n", out);
+	for (size_t i = 0; i < a->n_procs; i++) {
+		fprintf(out, "  %8" PRIu64 "  ", total(v[i]->c));
+		text_proc(out, v[i]);
 		if (v[i]->c.audited)
 			fprintf(out, "  (%" PRIu64 " audited)", v[i]->c.audited);
 		fputc('\n', out);
@@ -130,13 +299,16 @@ int sg_audit_print_text(const struct sg_audit *a, FILE *out)
 {
 	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
 	const struct sg_entry **ops = sg_audit_sorted(&a->ops);
-	const struct sg_entry **procs = sg_audit_sorted(&a->procs);
+	const struct sg_audit_proc **procs = sg_audit_sorted_procs(a);
 	const struct sg_entry **pfx = sg_audit_sorted(&a->prefixes);
 	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	size_t n_gaps = 0;
+	const struct sg_audit_runid **gaps = sg_audit_sorted_incomplete(a, &n_gaps);
+	struct gaps g = gaps_total(a);
 	struct sg_count all = { 0, 0 };
 	int r = -ENOMEM;
 
-	if (!steps || !ops || !procs || !pfx || !hits)
+	if (!steps || !ops || !procs || !pfx || !hits || !gaps)
 		goto out;
 	for (size_t i = 0; i < a->n_steps; i++) {
 		all.denied += a->steps[i].c.denied;
@@ -148,6 +320,8 @@ int sg_audit_print_text(const struct sg_audit *a, FILE *out)
 		plural(a->n_files, "file", "files"), total(all),
 		plural(total(all), "denial", "denials"), all.audited, a->n_steps,
 		plural(a->n_steps, "step", "steps"));
+	if (n_gaps)
+		text_gaps_header(out, g);
 	if (a->only_step)
 		fprintf(out, "only step %s: %" PRIu64 " records of other steps left out\n",
 			step_name(a->only_step), a->other_steps);
@@ -156,14 +330,24 @@ int sg_audit_print_text(const struct sg_audit *a, FILE *out)
 	if (a->unparsable || a->torn)
 		fprintf(out, "unparsable lines: %" PRIu64 "; last lines without a newline: %" PRIu64
 			" (see the messages on stderr)\n", a->unparsable, a->torn);
+	/* Before the steps: what the summary cannot show must not be missed. */
+	if (n_gaps)
+		text_gaps(out, gaps, n_gaps);
 	if (a->n_steps)
 		text_steps(a, out, steps);
 	if (total(all)) {
 		text_table(out, "By operation", &a->ops, ops);
-		text_table(out, "By process", &a->procs, procs);
+		text_procs(a, out, procs);
 		text_table(out, "By path prefix (the directory, cut to " SG_AUDIT_DEPTH_TEXT
 			   " components)", &a->prefixes, pfx);
 		text_paths(a, out, hits);
+	} else if (g.missing + g.lost) {
+		/* Never "No denials." over refusals the log does not hold. */
+		fprintf(out, "\nNo denials recorded, but %" PRIu64 " %s lost (see Incomplete above).\n",
+			g.missing + g.lost, plural(g.missing + g.lost, "was", "were"));
+	} else if (n_gaps) {
+		fputs("\nNo denials recorded, but the log may be incomplete (see Incomplete above).\n",
+		      out);
 	} else {
 		fputs("\nNo denials.\n", out);
 	}
@@ -174,6 +358,7 @@ out:
 	free(procs);
 	free(pfx);
 	free(hits);
+	free(gaps);
 	return r;
 }
 
@@ -208,6 +393,8 @@ static json_object *json_step(const struct sg_audit_step *s)
 	jadd_counts(o, s->c);
 	json_object_object_add(o, "lost", jnum(s->lost));
 	json_object_object_add(o, "end_denials", jnum(s->end_denials));
+	json_object_object_add(o, "missing", jnum(s->missing));
+	json_object_object_add(o, "recursion_misses", jnum(s->recursion_misses));
 	for (size_t i = 0; i < s->n_outcomes; i++) {
 		json_object *e = json_object_new_object();
 
@@ -225,6 +412,22 @@ static json_object *json_step(const struct sg_audit_step *s)
 	return o;
 }
 
+static json_object *json_runid(const struct sg_audit_runid *r)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "step", jstr(r->step));
+	json_object_object_add(o, "run", jstr(r->run));
+	json_object_object_add(o, "runs", jnum(r->runs));
+	json_object_object_add(o, "unfinished", jnum(r->unfinished));
+	json_object_object_add(o, "count", jnum(r->held));
+	json_object_object_add(o, "end_denials", r->counted ? jnum(r->end_denials) : NULL);
+	json_object_object_add(o, "missing", jnum(sg_audit_missing(r)));
+	json_object_object_add(o, "lost", jnum(r->lost));
+	json_object_object_add(o, "recursion_misses", jnum(r->recursion_misses));
+	return o;
+}
+
 static json_object *json_table(const struct sg_table *t, const struct sg_entry **v,
 			       const char *key)
 {
@@ -234,6 +437,28 @@ static json_object *json_table(const struct sg_table *t, const struct sg_entry *
 		json_object *e = json_object_new_object();
 
 		json_object_object_add(e, key, jstr(v[i]->name));
+		jadd_counts(e, v[i]->c);
+		json_object_array_add(arr, e);
+	}
+	return arr;
+}
+
+static json_object *json_procs(const struct sg_audit *a, const struct sg_audit_proc **v)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < a->n_procs; i++) {
+		json_object *e = json_object_new_object(), *pids = json_object_new_array();
+		char pid[48] = "(unknown)";
+
+		/* "process": the name the text shows, without its pids. */
+		if (!v[i]->comm && v[i]->n_pids)
+			snprintf(pid, sizeof(pid), "pid %lld", v[i]->pids[0]);
+		json_object_object_add(e, "process", jstr(v[i]->comm ? v[i]->comm : pid));
+		json_object_object_add(e, "comm", v[i]->comm ? jstr(v[i]->comm) : NULL);
+		for (size_t j = 0; j < v[i]->n_pids; j++)
+			json_object_array_add(pids, json_object_new_int64(v[i]->pids[j]));
+		json_object_object_add(e, "pids", pids);
 		jadd_counts(e, v[i]->c);
 		json_object_array_add(arr, e);
 	}
@@ -255,6 +480,9 @@ static json_object *json_hit(const struct sg_hit *h)
 	json_object_object_add(e, "count", jnum(h->n));
 	if (h->pid >= 0)
 		json_object_object_add(e, "pid", json_object_new_int64(h->pid));
+	if (h->comm)
+		json_object_object_add(e, "comm", jstr(h->comm));
+	json_object_object_add(e, "processes", jnum(h->procs));
 	return e;
 }
 
@@ -262,14 +490,16 @@ json_object *sg_audit_json(const struct sg_audit *a)
 {
 	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
 	const struct sg_entry **ops = sg_audit_sorted(&a->ops);
-	const struct sg_entry **procs = sg_audit_sorted(&a->procs);
+	const struct sg_audit_proc **procs = sg_audit_sorted_procs(a);
 	const struct sg_entry **pfx = sg_audit_sorted(&a->prefixes);
 	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	size_t n_gaps = 0;
+	const struct sg_audit_runid **gaps = sg_audit_sorted_incomplete(a, &n_gaps);
+	struct gaps g = gaps_total(a);
 	json_object *o = NULL, *arr;
 	struct sg_count all = { 0, 0 };
-	uint64_t lost = 0;
 
-	if (!steps || !ops || !procs || !pfx || !hits)
+	if (!steps || !ops || !procs || !pfx || !hits || !gaps)
 		goto out;
 	o = json_object_new_object();
 	arr = json_object_new_array();
@@ -297,17 +527,23 @@ json_object *sg_audit_json(const struct sg_audit *a)
 	for (size_t i = 0; i < a->n_steps; i++) {
 		all.denied += a->steps[i].c.denied;
 		all.audited += a->steps[i].c.audited;
-		lost += a->steps[i].lost;
 	}
 	jadd_counts(o, all);
-	json_object_object_add(o, "lost", jnum(lost));
+	json_object_object_add(o, "lost", jnum(g.lost));
+	json_object_object_add(o, "missing", jnum(g.missing));
+	json_object_object_add(o, "recursion_misses", jnum(g.skipped));
+	json_object_object_add(o, "unfinished", jnum(g.unfinished));
 	json_object_object_add(o, "prefix_depth", json_object_new_int(SG_AUDIT_PREFIX_DEPTH));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < a->n_steps; i++)
 		json_object_array_add(arr, json_step(steps[i]));
 	json_object_object_add(o, "steps", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < n_gaps; i++)
+		json_object_array_add(arr, json_runid(gaps[i]));
+	json_object_object_add(o, "incomplete", arr);
 	json_object_object_add(o, "operations", json_table(&a->ops, ops, "op"));
-	json_object_object_add(o, "processes", json_table(&a->procs, procs, "process"));
+	json_object_object_add(o, "processes", json_procs(a, procs));
 	json_object_object_add(o, "prefixes", json_table(&a->prefixes, pfx, "prefix"));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < a->n_hits; i++)
@@ -319,6 +555,7 @@ out:
 	free(procs);
 	free(pfx);
 	free(hits);
+	free(gaps);
 	return o;
 }
 
@@ -354,28 +591,70 @@ __attribute__((format(printf, 4, 5))) static int gh_commandf(FILE *out, const ch
 	return r;
 }
 
+/*
+ * PATH (step S, npm pid 4242 and 2 other processes, 5 times): who tried is
+ * the first record's comm and pid; the others are counted, not named.
+ */
 static int gh_hit(FILE *out, const struct sg_hit *h)
 {
-	char title[256], pid[48] = "", times[48] = "";
+	char title[256], pid[48] = "", others[64] = "", times[48] = "";
+	uint64_t more = h->procs - (h->procs && h->pid >= 0);
 
 	snprintf(title, sizeof(title), "stepguard %s %s", h->audited ? "audited" : "denied", h->op);
 	if (h->pid >= 0)
-		snprintf(pid, sizeof(pid), ", pid %lld", h->pid);
+		snprintf(pid, sizeof(pid), "%spid %lld", h->comm ? " " : ", ", h->pid);
+	if (more)
+		snprintf(others, sizeof(others), " and %" PRIu64 " other %s", more,
+			 plural(more, "process", "processes"));
 	if (h->n > 1)
 		snprintf(times, sizeof(times), ", %" PRIu64 " times", h->n);
-	return gh_commandf(out, h->audited ? "warning" : "error", title, "%s%s%s%s (step %s%s%s)",
-			   h->path, h->path2 ? " -> " : "", h->path2 ? h->path2 : "",
-			   h->truncated ? " [truncated]" : "", step_name(h->step), pid, times);
+	return gh_commandf(out, h->audited ? "warning" : "error", title,
+			   "%s%s%s%s (step %s%s%s%s%s%s)", h->path, h->path2 ? " -> " : "",
+			   h->path2 ? h->path2 : "", h->truncated ? " [truncated]" : "",
+			   step_name(h->step), h->comm ? ", " : "", h->comm ? h->comm : "", pid,
+			   others, times);
+}
+
+/* One warning per gap of each incomplete run id, at most SG_AUDIT_GITHUB_MAX. */
+static int gh_gaps(FILE *out, const struct sg_audit_runid **v, size_t n)
+{
+	uint64_t shown = 0, more = 0;
+	char msg[512];
+	int r = 0;
+
+	for (size_t i = 0; i < n && r == 0; i++)
+		for (int k = 0; k < SG_AUDIT_GAPS && r == 0; k++) {
+			if (!gap_text(v[i], (enum sg_audit_gap)k, msg, sizeof(msg)))
+				continue;
+			if (shown == SG_AUDIT_GITHUB_MAX) {
+				more++;
+				continue;
+			}
+			r = gh_commandf(out, "warning", gap_title[k], "step %s%s%s%s: %s",
+					step_name(v[i]->step), *v[i]->run ? " (run " : "", v[i]->run,
+					*v[i]->run ? ")" : "", msg);
+			shown++;
+		}
+	if (r == 0 && more)
+		r = gh_commandf(out, "warning", "stepguard audit",
+				"%" PRIu64 " more gaps in the log not annotated; run stepguard audit on "
+				"the log for all of them",
+				more);
+	return r;
 }
 
 int sg_audit_print_github(const struct sg_audit *a, FILE *out)
 {
 	const struct sg_hit **hits = sg_audit_sorted_hits(a);
-	size_t shown = 0;
+	size_t shown = 0, n_gaps = 0;
+	const struct sg_audit_runid **gaps = sg_audit_sorted_incomplete(a, &n_gaps);
 	int r = 0;
 
-	if (!hits)
+	if (!hits || !gaps) {
+		free(hits);
+		free(gaps);
 		return -ENOMEM;
+	}
 	/*
 	 * What makes the summary incomplete comes first: GitHub shows only
 	 * the first few annotations of each kind, and these must not be the
@@ -388,21 +667,8 @@ int sg_audit_print_github(const struct sg_audit *a, FILE *out)
 		r = gh_commandf(out, "warning", "stepguard audit",
 				"%" PRIu64 " problem lines in all, the first %zu annotated",
 				a->problem_lines, a->n_problems);
-	for (size_t i = 0; i < a->n_steps && r == 0; i++) {
-		const struct sg_audit_step *s = &a->steps[i];
-
-		if (s->lost)
-			r = gh_commandf(out, "warning", "stepguard lost events",
-					"step %s: %" PRIu64 " denial %s could not be recorded; "
-					"the log is incomplete",
-					step_name(s->name), s->lost, plural(s->lost, "event", "events"));
-		if (r == 0 && s->unfinished)
-			r = gh_commandf(out, "warning", "stepguard unfinished run",
-					"step %s: %" PRIu64 " %s a start record and no end record "
-					"(stepguard was killed, or the log is cut)",
-					step_name(s->name), s->unfinished,
-					plural(s->unfinished, "run has", "runs have"));
-	}
+	if (r == 0)
+		r = gh_gaps(out, gaps, n_gaps);
 	/* Refusals before audited decisions: the cap must not hide an error. */
 	for (int pass = 0; pass < 2 && r == 0; pass++)
 		for (size_t i = 0; i < a->n_hits && r == 0; i++) {
@@ -419,6 +685,7 @@ int sg_audit_print_github(const struct sg_audit *a, FILE *out)
 				"the log for all of them",
 				a->n_hits - shown);
 	free(hits);
+	free(gaps);
 	return r < 0 ? r : out_status(out);
 }
 
@@ -485,6 +752,35 @@ static void md_steps(const struct sg_audit *a, FILE *out, const struct sg_audit_
 	}
 }
 
+/* The gaps as the text says them, the log's strings as code spans. */
+static void md_gaps(FILE *out, const struct sg_audit_runid **v, size_t n)
+{
+	uint64_t shown = 0, more = 0;
+	char msg[512];
+
+	fputs("\n**Incomplete**\n\n", out);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < SG_AUDIT_GAPS; k++) {
+			if (!gap_text(v[i], (enum sg_audit_gap)k, msg, sizeof(msg)))
+				continue;
+			if (shown == SG_AUDIT_GITHUB_MAX) {
+				more++;
+				continue;
+			}
+			fputs("- step ", out);
+			md_step_name(out, v[i]->step);
+			if (*v[i]->run) {
+				fputs(" (run ", out);
+				md_code(out, v[i]->run);
+				fputc(')', out);
+			}
+			fprintf(out, ": %s\n", msg);
+			shown++;
+		}
+	if (more)
+		fprintf(out, "- …and %" PRIu64 " more (`stepguard audit` lists them all)\n", more);
+}
+
 static void md_paths(const struct sg_audit *a, FILE *out, const struct sg_hit **v)
 {
 	size_t shown = a->n_hits < SG_AUDIT_TOP_PATHS ? a->n_hits : SG_AUDIT_TOP_PATHS;
@@ -516,9 +812,11 @@ int sg_audit_print_markdown(const struct sg_audit *a, FILE *out)
 {
 	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
 	const struct sg_hit **hits = sg_audit_sorted_hits(a);
+	size_t n_gaps = 0;
+	const struct sg_audit_runid **gaps = sg_audit_sorted_incomplete(a, &n_gaps);
 	int r = -ENOMEM;
 
-	if (!steps || !hits)
+	if (!steps || !hits || !gaps)
 		goto out;
 	fputs("\n### stepguard audit", out);
 	if (a->only_step) {
@@ -530,6 +828,8 @@ int sg_audit_print_markdown(const struct sg_audit *a, FILE *out)
 		md_steps(a, out, steps);
 	else
 		fputs("No stepguard records.\n", out);
+	if (n_gaps)
+		md_gaps(out, gaps, n_gaps);
 	if (a->n_hits)
 		md_paths(a, out, hits);
 	if (a->problem_lines) {
@@ -548,5 +848,6 @@ int sg_audit_print_markdown(const struct sg_audit *a, FILE *out)
 out:
 	free(steps);
 	free(hits);
+	free(gaps);
 	return r;
 }

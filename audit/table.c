@@ -117,6 +117,23 @@ static int hit_cmp(const void *x, const void *y)
 	return c ? c : (int)a->audited - (int)b->audited;
 }
 
+static int proc_cmp(const void *x, const void *y)
+{
+	const struct sg_audit_proc *a = *(const struct sg_audit_proc *const *)x;
+	const struct sg_audit_proc *b = *(const struct sg_audit_proc *const *)y;
+	int c = by_count(a->c.denied + a->c.audited, b->c.denied + b->c.audited);
+
+	if (c)
+		return c;
+	if (!a->comm != !b->comm)
+		return a->comm ? -1 : 1; /* named first */
+	if (a->comm)
+		return strcmp(a->comm, b->comm);
+	if (!a->n_pids != !b->n_pids)
+		return a->n_pids ? -1 : 1; /* "(unknown)" last */
+	return a->n_pids ? (a->pids[0] > b->pids[0]) - (a->pids[0] < b->pids[0]) : 0;
+}
+
 /* An array of pointers to the N elements of V (of SIZE), sorted by CMP. */
 static void *sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
@@ -143,4 +160,55 @@ const struct sg_audit_step **sg_audit_sorted_steps(const struct sg_audit *a)
 const struct sg_hit **sg_audit_sorted_hits(const struct sg_audit *a)
 {
 	return sorted(a->hits, a->n_hits, sizeof(*a->hits), hit_cmp);
+}
+
+const struct sg_audit_proc **sg_audit_sorted_procs(const struct sg_audit *a)
+{
+	return sorted(a->procs, a->n_procs, sizeof(*a->procs), proc_cmp);
+}
+
+struct ranked {
+	size_t rank, ix; /* of the run id's step among the sorted steps; of the run id */
+};
+
+static int ranked_cmp(const void *x, const void *y)
+{
+	const struct ranked *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return (a->ix > b->ix) - (a->ix < b->ix);
+}
+
+const struct sg_audit_runid **sg_audit_sorted_incomplete(const struct sg_audit *a, size_t *n)
+{
+	const struct sg_audit_step **steps = sg_audit_sorted_steps(a);
+	size_t *rank = malloc((a->n_steps ? a->n_steps : 1) * sizeof(*rank));
+	struct ranked *v = malloc((a->n_runids ? a->n_runids : 1) * sizeof(*v));
+	/* As sorted(): an array of pointers, handed back as the caller's type. */
+	const void **out = malloc((a->n_runids ? a->n_runids : 1) * sizeof(*out));
+	void *ret;
+	size_t k = 0;
+
+	if (!steps || !rank || !v || !out) {
+		free(out);
+		out = NULL;
+		goto done;
+	}
+	/* The same order as the steps' own list, so a reader finds them there. */
+	for (size_t i = 0; i < a->n_steps; i++)
+		rank[steps[i] - a->steps] = i;
+	for (size_t i = 0; i < a->n_runids; i++)
+		if (sg_audit_incomplete(&a->runids[i]))
+			v[k++] = (struct ranked){ rank[a->runids[i].step_ix], i };
+	qsort(v, k, sizeof(*v), ranked_cmp);
+	for (size_t i = 0; i < k; i++)
+		out[i] = &a->runids[v[i].ix];
+	*n = k;
+done:
+	free(steps);
+	free(rank);
+	free(v);
+	ret = out;
+	return ret;
 }

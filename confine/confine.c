@@ -152,6 +152,9 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 			    "this kernel has no Landlock (%s).\nHint: Landlock needs Linux 5.13 or later",
 			    strerror(-abi));
 	sg_landlock_rights_for_abi(abi, &c->ll);
+	/* Audit mode: no write right handled, so Landlock refuses none (above). */
+	if (c->audit)
+		c->ll.handled_fs = 0;
 
 	c->roots = calloc(roots->n ? roots->n : 1, sizeof(*c->roots));
 	if (!c->roots)
@@ -159,8 +162,18 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 	for (size_t i = 0; i < roots->n; i++)
 		if (roots->v[i].fd >= 0) /* skipped "?" roots have no fd */
 			c->roots[c->n_roots++] = roots->v[i]; /* shallow: the launcher owns them */
-	/* A ruling step: EXECUTE handled, granted on the exec allow-list only. */
-	c->ruleset_fd = sg_landlock_build_exec(c->roots, c->n_roots, c->execs ? c->execs->v : NULL,
+	/*
+	 * A ruling step: EXECUTE handled, granted on the exec allow-list only.
+	 * Audit mode below ABI 6 without one handles nothing: no ruleset
+	 * (the kernel refuses an empty one), and seccomp still applies.
+	 */
+	if (c->audit && !c->ll.handled_fs && !c->ll.scoped && !c->execs) {
+		c->ruleset_fd = -1;
+		goto gaps;
+	}
+	/* In audit mode the roots are the supervisor's only: no right to grant. */
+	c->ruleset_fd = sg_landlock_build_exec(c->audit ? NULL : c->roots, c->audit ? 0 : c->n_roots,
+					       c->execs ? c->execs->v : NULL,
 					       c->execs ? c->execs->n : 0, &c->ll, &bad);
 	if (c->ruleset_fd < 0)
 		return sg_errorf(err, c->ruleset_fd, NULL, 0, "Landlock refused the %s %s: %s",
@@ -173,6 +186,7 @@ static int prepare_landlock(struct sg_confine *c, const struct sg_roots *roots, 
 	 * sg_landlock_rights_for_abi()) are writes, covered by the supervisor; ioctl on devices
 	 * (below ABI 5) and scoping (below 6) have no cover and are reported.
 	 */
+gaps:
 	if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_IOCTL_DEV)
 		c->gaps |= SG_GAP_IOCTL_DEV;
 	if (c->ll.missing_scope)
@@ -385,12 +399,13 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 		return make_seccomp(c, p, SG_SECCOMP_PLAIN, &sup, err);
 	}
 
-	/* Landlock refuses; it cannot let a write through and log it. */
-	if (mode == SG_MODE_AUDIT)
-		return sg_errorf(err, -EOPNOTSUPP, NULL, 0,
-			    "mode audit needs an eBPF backend (%s); Landlock can only enforce.\n"
-			    "Hint: use --mode enforce, or run as root on a kernel with BPF trampolines",
-			    c->why[0] ? c->why : "none available");
+	/*
+	 * Audit mode on Landlock: Landlock can only refuse, so it handles no
+	 * write right at all, and the supervisor records what it would have
+	 * refused and lets every call through (sg_supervisor_set_audit()).
+	 * Not a boundary: a roll-out aid, and the start line says so.
+	 */
+	c->audit = mode == SG_MODE_AUDIT;
 	r = prepare_landlock(c, roots, err);
 	if (r < 0)
 		return r;
@@ -416,6 +431,12 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
 			return sg_errorf(err, -errno, NULL, 0, "socketpair: %s", strerror(errno));
+	} else if (c->audit) {
+		/* Without a supervisor nothing could record: audit would see nothing. */
+		return sg_errorf(err, -EOPNOTSUPP, NULL, 0,
+				 "mode audit on Landlock needs the supervisor, which this kernel cannot "
+				 "run (%s).\nHint: use --mode enforce, or a kernel of 5.14 or later",
+				 strerror(-r));
 	} else {
 		c->gaps |= SG_GAP_ATTRIBUTES;
 		if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_TRUNCATE)
@@ -606,6 +627,8 @@ int sg_confine_started(struct sg_confine *c)
 	}
 	/* Takes the listener, also on failure. */
 	r = sg_supervisor_new(&c->sup, fd, c->roots, c->n_roots);
+	if (r == 0 && c->audit)
+		sg_supervisor_set_audit(c->sup);
 	if (r == 0 && c->execs)
 		r = sg_supervisor_set_execs(c->sup, c->execs->v, c->execs->n);
 	/*

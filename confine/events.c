@@ -117,16 +117,21 @@ static void sup_event(const struct sg_sup_event *ev, struct drain_ctx *d)
 
 	read_comm(ev->pid, comm);
 	den.op = op_of(ev->op);
-	den.decision = SG_DECISION_DENIED;
+	/* Audit mode: let through (the kernel ran it), and said so. */
+	den.decision = ev->audited ? SG_DECISION_AUDITED : SG_DECISION_DENIED;
 	den.reason = sup_reason(ev->why);
-	den.error = -ev->result;
+	den.error = ev->audited ? 0 : -ev->result;
 	den.pid = ev->pid;
 	/* The supervisor runs as the step's user (sg_confine_become_user()). */
 	den.uid = getuid();
 	den.comm = comm;
 	den.path = ev->path;
 	den.path_len = strlen(ev->path);
-	den.truncated = ev->path_truncated;
+	if (ev->path2[0]) {
+		den.path2 = ev->path2;
+		den.path2_len = strlen(ev->path2);
+	}
+	den.truncated = ev->path_truncated || ev->path2_truncated;
 	den.has_time = clock_gettime(CLOCK_REALTIME, &den.when) == 0;
 	den.backend = "supervisor";
 	d->fn(&den, d->ctx);
@@ -203,6 +208,9 @@ const char *sg_confine_summary(const struct sg_confine *c, char *buf, size_t len
 		snprintf(buf, len, "%s (%s, %u programs)", sg_confine_backend_name(c),
 			 c->binfo.reused ? "pinned programs reused" : "programs loaded and pinned",
 			 c->binfo.n_progs);
+	else if (c->audit)
+		snprintf(buf, len, "%s (Landlock ABI %d; audit: nothing refused, the supervisor "
+			 "records what would be, not a boundary)", sg_confine_backend_name(c), c->ll.abi);
 	else
 		snprintf(buf, len, "%s (Landlock ABI %d)", sg_confine_backend_name(c), c->ll.abi);
 	return buf;
@@ -244,6 +252,15 @@ void sg_confine_print_notes(const struct sg_confine *c, FILE *f)
 	else if (c->execs && !c->supervise && !c->bpf && !(c->gaps & SG_GAP_EXEC))
 		fprintf(f, "stepguard: note: no supervisor on this kernel: Landlock refuses the ruling "
 			   "step's other execs, and those refusals are not logged\n");
+	if (c->audit)
+		/*
+		 * The supervisor judges and then the kernel runs the step's own
+		 * call: a step that swaps its paths in between can make a record
+		 * name another path than the one it wrote (docs/supervisor.md).
+		 */
+		fprintf(f, "stepguard: note: audit mode on Landlock is a roll-out aid, not a boundary: "
+			   "writes outside the roots land and are recorded as audited, and a step racing "
+			   "its own paths can make a record name another path than the one written\n");
 	if (c->ll.denied_fs)
 		/* Over-blocking, not a hole: say it, so a failing rename is explained. */
 		fprintf(f, "stepguard: note: Landlock ABI 1 refuses renames and links across "

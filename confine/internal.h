@@ -22,6 +22,7 @@ struct sg_confine {
 	struct sg_seccomp_prog prog; /* its BPF, generated before fork */
 	const char *seccomp_why; /* NULL: prebuilt; else why it was generated at start */
 	bool supervise;          /* notify rules in the filter, listener to the parent */
+	bool audit;              /* Landlock in --mode audit: nothing refused, the supervisor records */
 	int sock[2];             /* child [1] -> parent [0]: the listener */
 	struct sg_supervisor *sup; /* once the step has started */
 	unsigned gaps;           /* what nothing covers on this kernel (enum sg_gap) */

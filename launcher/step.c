@@ -44,6 +44,8 @@ struct run_state {
 	struct sg_confine *conf;
 	struct sg_log log;
 	unsigned long denials;
+	unsigned long unlogged;   /* records the log refused (full disk, quota) */
+	int log_err;              /* the last such error, -errno */
 	struct sg_summary *sum;   /* from the first refusal on, unless -q */
 	bool sum_failed;          /* out of memory for it: no summary, nothing else lost */
 	pid_t pid;
@@ -99,9 +101,15 @@ static const char *backend_name(const struct run_state *st)
 static void denial(const struct sg_denial *d, void *ctx)
 {
 	struct run_state *st = ctx;
+	int r;
 
 	st->denials++;
-	sg_denial_log(&st->log, d);
+	r = sg_denial_log(&st->log, d);
+	if (r < 0) {
+		/* The refusal stands; its record is lost, and that is said at the end. */
+		st->unlogged++;
+		st->log_err = r;
+	}
 	/*
 	 * Made at the first refusal, so a step that is refused nothing pays
 	 * nothing for it.  With the home the roots were checked against: the
@@ -354,6 +362,15 @@ int sg_step_run(const struct sg_plan *s)
 		if (end.lost && !s->o->quiet)
 			fprintf(stderr, "stepguard: %llu refusals could not be logged (ring buffer full)\n",
 				(unsigned long long)end.lost);
+		/*
+		 * Records the log file refused are said even with -q: a log
+		 * that silently misses refusals is the failure the log exists
+		 * to prevent.  The end record (if it can still be written)
+		 * counts them too.
+		 */
+		if (st.unlogged)
+			fprintf(stderr, "stepguard: %lu of %lu refusal records could not be written to %s: %s\n",
+				st.unlogged, st.denials, st.log.path, strerror(-st.log_err));
 		if (!end.vouched) {
 			/*
 			 * Some write may have gone unchecked: say so loudly and
@@ -376,6 +393,7 @@ int sg_step_run(const struct sg_plan *s)
 		json_object_object_add(rec, "exit", json_object_new_int(code));
 		json_object_object_add(rec, "denials", json_object_new_int64((int64_t)st.denials));
 		json_object_object_add(rec, "lost", json_object_new_int64((int64_t)end.lost));
+		json_object_object_add(rec, "unlogged", json_object_new_int64((int64_t)st.unlogged));
 		if (end.has_misses)
 			json_object_object_add(rec, "recursion_misses",
 					       json_object_new_int64((int64_t)end.recursion_misses));
@@ -384,7 +402,10 @@ int sg_step_run(const struct sg_plan *s)
 		json_object_object_add(rec, "backend", json_object_new_string(backend_name(&st)));
 		json_object_object_add(rec, "policy_digest",
 				       json_object_new_string(st.digest));
-		sg_log_write(&st.log, "end", rec);
+		r = sg_log_write(&st.log, "end", rec);
+		if (r < 0)
+			fprintf(stderr, "stepguard: the end record could not be written to %s: %s\n",
+				st.log.path, strerror(-r));
 	} else {
 		remove_tmpdir(s); /* the step never started: nothing of it to keep */
 	}

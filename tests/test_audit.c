@@ -30,6 +30,11 @@
 	",\"denials\":" #denials ",\"lost\":" #lost ",\"backend\":\"" backend                       \
 	"\",\"policy_digest\":\"sha256:ab\"}\n"
 #define COMM(c) "\"comm\":\"" c "\","
+/* An end record of the eBPF fmod backend, which counts recursion misses. */
+#define END_FMOD(step, run, pid, denials, lost, misses)                                           \
+	"{\"event\":\"end\",\"step\":\"" step "\",\"run\":\"" run "\",\"pid\":" #pid               \
+	",\"status\":0,\"exit\":0,\"denials\":" #denials ",\"lost\":" #lost                          \
+	",\"recursion_misses\":" #misses ",\"backend\":\"bpf-fmod\"}\n"
 
 /* Two steps: build (2 denials, one path twice, a rename) and test (one audited). */
 static const char two_steps[] =
@@ -83,6 +88,20 @@ static const struct sg_entry *find(const struct sg_table *t, const char *name)
 	return NULL;
 }
 
+/* The process named COMM, or (COMM NULL) the one shown by pid PID. */
+static const struct sg_audit_proc *find_proc(const struct sg_audit *a, const char *comm,
+					     long long pid)
+{
+	for (size_t i = 0; i < a->n_procs; i++) {
+		const struct sg_audit_proc *p = &a->procs[i];
+
+		if (comm ? p->comm && strcmp(p->comm, comm) == 0 :
+			   !p->comm && p->n_pids && p->pids[0] == pid)
+			return p;
+	}
+	return NULL;
+}
+
 static size_t count_lines(const char *s, const char *prefix)
 {
 	size_t n = 0;
@@ -91,6 +110,46 @@ static size_t count_lines(const char *s, const char *prefix)
 		if (strncmp(p, prefix, strlen(prefix)) == 0)
 			n++;
 	return n;
+}
+
+/* N denial records of STEP under RUN, each by a process of its own. */
+static void feed_denials(struct sg_audit *a, const char *step, const char *run, int n)
+{
+	char line[256];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(line, sizeof(line),
+			 "{\"event\":\"denial\",\"step\":\"%s\",\"run\":\"%s\",\"pid\":%d,"
+			 "\"comm\":\"cc\",\"op\":\"open\",\"path\":\"/x/%d\",\"decision\":\"denied\"}",
+			 step, run, 1000 + i, i);
+		assert_int_equal(sg_audit_line(a, "t.log", 1, line, strlen(line), false), 0);
+	}
+}
+
+static const struct sg_audit_runid *find_runid(const struct sg_audit *a, const char *step,
+					       const char *run)
+{
+	for (size_t i = 0; i < a->n_runids; i++)
+		if (strcmp(a->runids[i].step, step) == 0 && strcmp(a->runids[i].run, run) == 0)
+			return &a->runids[i];
+	return NULL;
+}
+
+/*
+ * What the backends could not see.  build (run 123): its end record counts
+ * 52 denials and the log holds 12; 3 were lost, the kernel skipped the
+ * filter twice.  test (run 124): started, never ended.  lint (run 125):
+ * nothing recorded, 5 lost.
+ */
+static void feed_gaps(struct sg_audit *a)
+{
+	assert_int_equal(feed(a, START("build", "123", 100, "bpf-fmod")), 0);
+	feed_denials(a, "build", "123", 12);
+	assert_int_equal(feed(a, END_FMOD("build", "123", 100, 52, 3, 2)
+				 START("test", "124", 200, "bpf-lsm")), 0);
+	feed_denials(a, "test", "124", 1);
+	assert_int_equal(feed(a, START("lint", "125", 300, "bpf-lsm")
+				 END("lint", "125", 300, 0, 0, 5, "bpf-lsm")), 0);
 }
 
 /* ---- reading and counting ------------------------------------------------- */
@@ -127,8 +186,9 @@ static void test_sg_audit_read_two_steps_counted_apart(void **state)
 	assert_string_equal(t->backends[0], "bpf-lsm");
 	assert_int_equal(find(&a.ops, "open")->c.denied, 2);
 	assert_int_equal(find(&a.ops, "chmod")->c.audited, 1);
-	assert_int_equal(find(&a.procs, "touch")->c.denied, 2);
-	assert_int_equal(find(&a.procs, "pid 201")->c.audited, 1); /* no comm: the pid */
+	assert_int_equal(find_proc(&a, "touch", 0)->c.denied, 2);
+	assert_int_equal(find_proc(&a, "touch", 0)->n_pids, 1); /* twice, by one process */
+	assert_int_equal(find_proc(&a, NULL, 201)->c.audited, 1); /* no comm: the pid */
 	assert_int_equal(find(&a.prefixes, "/home/u")->c.denied, 2);
 	/* a rename counts under both of its prefixes */
 	assert_int_equal(find(&a.prefixes, "/w")->c.denied, 1);
@@ -158,6 +218,104 @@ static void test_sg_audit_read_unfinished_run_and_end_first(void **state)
 	sg_audit_free(&a);
 }
 
+static void test_sg_audit_read_gaps_held_per_run_id(void **state)
+{
+	struct sg_audit a;
+	const struct sg_audit_runid *g;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	g = find_runid(&a, "build", "123");
+	assert_non_null(g);
+	assert_int_equal(g->held, 12);
+	assert_int_equal(g->end_denials, 52);
+	assert_int_equal(sg_audit_missing(g), 40);
+	assert_int_equal(g->lost, 3);
+	assert_int_equal(g->recursion_misses, 2);
+	assert_int_equal(g->unfinished, 0);
+	assert_true(sg_audit_incomplete(g));
+	assert_int_equal(find_step(&a, "build")->missing, 40);
+	assert_int_equal(find_step(&a, "build")->recursion_misses, 2);
+	/* started, not ended: no count to hold it against, but unfinished */
+	g = find_runid(&a, "test", "124");
+	assert_int_equal(g->unfinished, 1);
+	assert_int_equal(g->held, 1);
+	assert_int_equal(sg_audit_missing(g), 0);
+	assert_true(sg_audit_incomplete(g));
+	g = find_runid(&a, "lint", "125");
+	assert_int_equal(g->lost, 5);
+	assert_int_equal(sg_audit_missing(g), 0);
+	assert_true(sg_audit_incomplete(g));
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_missing_not_hidden_by_another_run(void **state)
+{
+	struct sg_audit a;
+	/* r1 was killed after 4 denials; r2 counts 10 and the log holds 6 of
+	 * them.  The step's sums agree (10 and 10): only per run id do the 4
+	 * missing records of r2 show. */
+	static const char r1[] = START("pair", "r1", 1, "bpf-lsm");
+	static const char r2[] = START("pair", "r2", 2, "bpf-lsm");
+	static const char r2_end[] = END("pair", "r2", 2, 0, 10, 0, "bpf-lsm");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, r1), 0);
+	feed_denials(&a, "pair", "r1", 4);
+	assert_int_equal(feed(&a, r2), 0);
+	feed_denials(&a, "pair", "r2", 6);
+	assert_int_equal(feed(&a, r2_end), 0);
+	assert_int_equal(find_step(&a, "pair")->end_denials, 10);
+	assert_int_equal(find_step(&a, "pair")->c.denied, 10);
+	assert_int_equal(sg_audit_missing(find_runid(&a, "pair", "r2")), 4);
+	assert_int_equal(find_step(&a, "pair")->missing, 4);
+	assert_int_equal(find_runid(&a, "pair", "r1")->unfinished, 1);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_read_missing_is_a_lower_bound(void **state)
+{
+	struct sg_audit a;
+	/* An end record read before its denials; one without "denials" (no
+	 * count to hold the log against); one that counts fewer than the log
+	 * holds (a log given twice).  None of them is missing anything. */
+	static const char late[] = END("late", "r9", 9, 0, 2, 0, "bpf-lsm");
+	static const char nocount[] =
+		"{\"event\":\"end\",\"step\":\"nocount\",\"run\":\"r\",\"pid\":1,\"status\":0}\n";
+	static const char twice[] = END("twice", "r", 1, 0, 1, 0, "bpf-lsm");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, late), 0);
+	assert_int_equal(find_step(&a, "late")->missing, 2); /* so far */
+	feed_denials(&a, "late", "r9", 2);
+	assert_int_equal(find_step(&a, "late")->missing, 0);
+	assert_false(sg_audit_incomplete(find_runid(&a, "late", "r9")));
+	assert_int_equal(feed(&a, nocount), 0);
+	assert_false(find_runid(&a, "nocount", "r")->counted);
+	assert_int_equal(sg_audit_missing(find_runid(&a, "nocount", "r")), 0);
+	assert_int_equal(feed(&a, twice), 0);
+	feed_denials(&a, "twice", "r", 3);
+	assert_int_equal(sg_audit_missing(find_runid(&a, "twice", "r")), 0);
+	assert_int_equal(find_step(&a, "twice")->missing, 0);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_line_recursion_misses_must_be_a_count(void **state)
+{
+	struct sg_audit a;
+	char buf[] = "{\"event\":\"end\",\"step\":\"s\",\"recursion_misses\":-1}";
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(sg_audit_line(&a, "x.log", 1, buf, strlen(buf), false), 0);
+	assert_int_equal(a.unparsable, 1);
+	assert_non_null(strstr(a.problems[0].reason, "\"recursion_misses\" is not a count"));
+	sg_audit_free(&a);
+}
+
 static void test_sg_audit_read_escaped_paths_stay_escaped(void **state)
 {
 	struct sg_audit a;
@@ -175,7 +333,7 @@ static void test_sg_audit_read_escaped_paths_stay_escaped(void **state)
 	assert_int_equal(a.problem_lines, 0);
 	assert_string_equal(a.hits[0].path, "/tmp/a\\xff\\x0ab");
 	assert_string_equal(a.hits[1].path, "/tmp/\\x1b]0;pwn\\x07");
-	assert_non_null(find(&a.procs, "ev\\x1b[31mil"));
+	assert_non_null(find_proc(&a, "ev\\x1b[31mil", 0));
 	assert_non_null(find(&a.prefixes, "/tmp"));
 	out = capture(&a, sg_audit_print_text);
 	assert_non_null(strstr(out, "/tmp/a\\xff\\x0ab"));
@@ -436,7 +594,7 @@ static void test_sg_audit_read_denial_without_path_and_truncated(void **state)
 	assert_non_null(strstr(out, "/a/b/long [truncated]  (denied open, step s)"));
 	free(out);
 	out = capture(&a, sg_audit_print_github);
-	assert_non_null(strstr(out, "::error title=stepguard denied bpf::(no path) (step s, pid 9)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied bpf::(no path) (step s, x pid 9)\n"));
 	free(out);
 	j = sg_audit_json(&a);
 	assert_non_null(j);
@@ -465,6 +623,154 @@ static void test_sg_audit_read_step_filter(void **state)
 	assert_int_equal(a.records, 3);
 	assert_int_equal(a.other_steps, 5);
 	assert_null(find(&a.ops, "open"));
+	sg_audit_free(&a);
+}
+
+/* npm in six processes (one of them twice), a record without comm, one
+ * whose comm is "" (Landlock: the process had exited), and a comm that
+ * looks like the name given to a pid. */
+static const char who[] =
+	DENIAL("build", "123", 4242, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4250, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4242, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4251, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4252, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4253, COMM("npm"), "open", "/home/u/.npmrc", "denied")
+	DENIAL("build", "123", 4254, COMM("npm"), "open", "/home/u/.npmrc", "audited")
+	DENIAL("build", "123", 77, "", "chmod", "/etc/x", "denied")
+	DENIAL("build", "123", 78, COMM(""), "chmod", "/etc/y", "denied")
+	DENIAL("build", "123", 9, COMM("pid 9"), "chmod", "/etc/z", "denied")
+	DENIAL("build", "123", 9, "", "chmod", "/etc/z", "denied")
+	DENIAL("build", "123", 10, COMM("sh"), "unlink", "/tmp/a", "denied")
+	DENIAL("build", "123", 11, COMM("sh"), "unlink", "/tmp/b", "denied")
+	DENIAL("build", "123", 12, COMM("sh"), "unlink", "/tmp/c", "denied")
+	DENIAL("build", "123", 13, COMM("sh"), "unlink", "/tmp/d", "denied");
+
+static void test_sg_audit_read_processes_by_comm_and_pid(void **state)
+{
+	struct sg_audit a;
+	const struct sg_audit_proc *npm, *p;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	npm = find_proc(&a, "npm", 0);
+	assert_non_null(npm);
+	assert_int_equal(npm->c.denied, 6);
+	assert_int_equal(npm->c.audited, 1);
+	assert_int_equal(npm->n_pids, 6); /* 4242 counted once, in the order first seen */
+	assert_int_equal(npm->pids[0], 4242);
+	assert_int_equal(npm->pids[1], 4250);
+	assert_int_equal(npm->pids[5], 4254);
+	/* no comm, and an empty comm: each shown by its pid alone */
+	assert_int_equal(find_proc(&a, NULL, 77)->c.denied, 1);
+	assert_int_equal(find_proc(&a, NULL, 78)->c.denied, 1);
+	assert_null(find_proc(&a, "", 0));
+	/* a process named "pid 9" is not pid 9 without a name */
+	p = find_proc(&a, "pid 9", 0);
+	assert_non_null(p);
+	assert_int_equal(p->c.denied, 1);
+	assert_int_equal(find_proc(&a, NULL, 9)->c.denied, 1);
+	assert_int_equal(a.n_procs, 6);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_process_pids_bounded(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	out = capture(&a, sg_audit_print_text);
+	/* at most SG_AUDIT_PIDS_SHOWN pids, then how many more */
+	assert_int_equal(SG_AUDIT_PIDS_SHOWN, 4);
+	assert_non_null(strstr(out, "\nBy process\n         7  npm (pid 4242, 4250, 4251, 4252, "
+				    "+2 more)  (1 audited)\n"));
+	/* exactly four: no "more" */
+	assert_non_null(strstr(out, "\n         4  sh (pid 10, 11, 12, 13)\n"));
+	assert_non_null(strstr(out, "\n         1  pid 9 (pid 9)\n"));
+	/* without comm: the pid alone, named ones first, then by pid */
+	assert_non_null(strstr(out, "\n         1  pid 9\n         1  pid 77\n         1  pid 78\n"));
+	assert_null(strstr(out, "  (pid"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_json_processes_comm_and_pids(void **state)
+{
+	struct sg_audit a;
+	json_object *j, *procs, *p, *v;
+	bool saw_npm = false, saw_77 = false;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	j = sg_audit_json(&a);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "processes", &procs));
+	assert_int_equal(json_object_array_length(procs), 6);
+	for (size_t i = 0; i < json_object_array_length(procs); i++) {
+		p = json_object_array_get_idx(procs, i);
+		assert_true(json_object_object_get_ex(p, "process", &v));
+		if (strcmp(json_object_get_string(v), "npm") == 0) {
+			saw_npm = true;
+			assert_true(json_object_object_get_ex(p, "comm", &v));
+			assert_string_equal(json_object_get_string(v), "npm");
+			/* --json lists every pid, not the text's few */
+			assert_true(json_object_object_get_ex(p, "pids", &v));
+			assert_int_equal(json_object_array_length(v), 6);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(v, 5)), 4254);
+			assert_true(json_object_object_get_ex(p, "count", &v));
+			assert_int_equal(json_object_get_int64(v), 7);
+		} else if (strcmp(json_object_get_string(v), "pid 77") == 0) {
+			saw_77 = true;
+			/* no comm: null, and the pid */
+			assert_true(json_object_object_get_ex(p, "comm", &v));
+			assert_null(v);
+			assert_true(json_object_object_get_ex(p, "pids", &v));
+			assert_int_equal(json_object_array_length(v), 1);
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(v, 0)), 77);
+		}
+	}
+	assert_true(saw_npm && saw_77);
+	/* a path says who tried first, and how many processes did */
+	assert_true(json_object_object_get_ex(j, "paths", &v));
+	p = json_object_array_get_idx(v, 0);
+	assert_true(json_object_object_get_ex(p, "path", &v));
+	assert_string_equal(json_object_get_string(v), "/home/u/.npmrc");
+	assert_true(json_object_object_get_ex(p, "comm", &v));
+	assert_string_equal(json_object_get_string(v), "npm");
+	assert_true(json_object_object_get_ex(p, "pid", &v));
+	assert_int_equal(json_object_get_int64(v), 4242);
+	assert_true(json_object_object_get_ex(p, "processes", &v));
+	assert_int_equal(json_object_get_int64(v), 5); /* denied; 4254 audited it */
+	json_object_put(j);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_names_the_process(void **state)
+{
+	struct sg_audit a;
+	char *out;
+	/* the same pid in two runs is two processes */
+	static const char text[] =
+		DENIAL("b", "r1", 5, COMM("cc"), "open", "/x/y", "denied")
+		DENIAL("b", "r2", 5, COMM("cc"), "open", "/x/y", "denied");
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, who), 0);
+	assert_int_equal(feed(&a, text), 0);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(out, "::error title=stepguard denied open::/home/u/.npmrc (step build, "
+				    "npm pid 4242 and 4 other processes, 6 times)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied open::/x/y (step b, cc pid 5 and "
+				    "1 other process, 2 times)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied chmod::/etc/x (step build, pid 77)\n"));
+	assert_non_null(strstr(out, "::error title=stepguard denied unlink::/tmp/a (step build, sh pid 10)\n"));
+	free(out);
 	sg_audit_free(&a);
 }
 
@@ -541,16 +847,21 @@ static void test_sg_audit_sorted_by_count_then_name(void **state)
 		DENIAL("s", "r", 1, COMM("c"), "open", "/z/3", "denied")
 		DENIAL("s", "r", 1, COMM("c"), "open", "/z/4", "audited");
 	const struct sg_entry **v;
+	const struct sg_audit_proc **p;
 
 	(void)state;
 	assert_int_equal(sg_audit_init(&a, NULL), 0);
 	assert_int_equal(feed(&a, text), 0);
-	v = sg_audit_sorted(&a.procs);
+	v = sg_audit_sorted(&a.ops);
 	assert_non_null(v);
-	assert_string_equal(v[0]->name, "c");
-	assert_string_equal(v[1]->name, "a");
-	assert_string_equal(v[2]->name, "b");
+	assert_string_equal(v[0]->name, "open");
 	free(v);
+	p = sg_audit_sorted_procs(&a);
+	assert_non_null(p);
+	assert_string_equal(p[0]->comm, "c");
+	assert_string_equal(p[1]->comm, "a");
+	assert_string_equal(p[2]->comm, "b");
+	free(p);
 	sg_audit_free(&a);
 }
 
@@ -575,6 +886,166 @@ static void test_sg_audit_print_text_sections(void **state)
 	assert_non_null(strstr(out, "/w/x -> /etc/x  (denied rename, step build)"));
 	assert_null(strstr(out, "No denials."));
 	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_gaps_one_line_each(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "in 3 steps\nincomplete: 48 refusals not in this log (40 missing "
+				    "from the file, 8 lost in a full ring buffer); the kernel skipped "
+				    "the eBPF filter 2 times; 1 run without an end record\n"));
+	/* before the steps, in their order (most denials first) */
+	assert_non_null(strstr(
+		out,
+		"\nIncomplete\n"
+		"  step build (run 123): 40 refusals not in this log (the end records count 52, "
+		"the log holds 12)\n"
+		"  step build (run 123): 3 refusals could not be logged (ring buffer full)\n"
+		"  step build (run 123): the kernel skipped the eBPF filter 2 times (fmod_ret "
+		"recursion): those calls were neither checked nor logged\n"
+		"  step test (run 124): no end record (stepguard was killed, or the log is cut): its "
+		"denials may be incomplete (the log holds 1)\n"
+		"  step lint (run 125): 5 refusals could not be logged (ring buffer full)\n"
+		"\nSteps\n"));
+	assert_non_null(strstr(out, "lost: 3 (the log misses them); eBPF filter skipped: 2; "));
+	assert_non_null(strstr(out, "    end records count 52 denials, the log holds 12\n"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_no_denials_never_over_a_gap(void **state)
+{
+	/* lost only; a count with no records; unfinished only; and whole */
+	static const struct {
+		const char *log, *want;
+	} cases[] = {
+		{ END("lint", "125", 300, 0, 0, 5, "bpf-lsm"),
+		  "\nNo denials recorded, but 5 were lost (see Incomplete above).\n" },
+		{ END("cut", "9", 3, 0, 1, 0, "bpf-lsm"),
+		  "\nNo denials recorded, but 1 was lost (see Incomplete above).\n" },
+		{ START("killed", "8", 4, "bpf-lsm"),
+		  "\nNo denials recorded, but the log may be incomplete (see Incomplete above).\n" },
+		{ END_FMOD("skip", "7", 5, 0, 0, 1),
+		  "\nNo denials recorded, but the log may be incomplete (see Incomplete above).\n" },
+		{ START("ok", "6", 6, "bpf-lsm") END("ok", "6", 6, 0, 0, 0, "bpf-lsm"),
+		  "\nNo denials.\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct sg_audit a;
+		char *out;
+
+		assert_int_equal(sg_audit_init(&a, NULL), 0);
+		assert_int_equal(feed(&a, cases[i].log), 0);
+		out = capture(&a, sg_audit_print_text);
+		assert_non_null(strstr(out, cases[i].want));
+		if (i < 4) {
+			assert_null(strstr(out, "No denials."));
+			assert_non_null(strstr(out, "\nincomplete: "));
+		} else {
+			assert_null(strstr(out, "ncomplete"));
+		}
+		free(out);
+		sg_audit_free(&a);
+	}
+}
+
+static void test_sg_audit_print_text_gap_without_run_id(void **state)
+{
+	struct sg_audit a;
+	static const char text[] = "{\"event\":\"start\",\"step\":\"\",\"pid\":1}\n";
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "\n  step (unnamed): no end record (stepguard was killed"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_text_gap_of_a_shared_run_id(void **state)
+{
+	struct sg_audit a;
+	/* STEPGUARD_RUN_ID shared: two runs (pids 1 and 2) under one run id,
+	 * one of which ended */
+	static const char text[] =
+		START("s", "ci", 1, "bpf-lsm")
+		START("s", "ci", 2, "bpf-lsm")
+		END("s", "ci", 2, 0, 0, 0, "bpf-lsm");
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	assert_int_equal(feed(&a, text), 0);
+	assert_int_equal(find_runid(&a, "s", "ci")->runs, 2);
+	out = capture(&a, sg_audit_print_text);
+	assert_non_null(strstr(out, "\n  step s (run ci): 1 of its 2 runs has no end record (stepguard "
+				    "was killed, or the log is cut): their denials may be incomplete "
+				    "(the log holds 0)\n"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_json_gaps_fields(void **state)
+{
+	struct sg_audit a;
+	json_object *j, *v, *inc, *e, *steps;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	j = sg_audit_json(&a);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "missing", &v));
+	assert_int_equal(json_object_get_int64(v), 40);
+	assert_true(json_object_object_get_ex(j, "lost", &v));
+	assert_int_equal(json_object_get_int64(v), 8);
+	assert_true(json_object_object_get_ex(j, "recursion_misses", &v));
+	assert_int_equal(json_object_get_int64(v), 2);
+	assert_true(json_object_object_get_ex(j, "unfinished", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	assert_true(json_object_object_get_ex(j, "steps", &steps));
+	e = json_object_array_get_idx(steps, 0);
+	assert_true(json_object_object_get_ex(e, "step", &v));
+	assert_string_equal(json_object_get_string(v), "build");
+	assert_true(json_object_object_get_ex(e, "missing", &v));
+	assert_int_equal(json_object_get_int64(v), 40);
+	assert_true(json_object_object_get_ex(e, "recursion_misses", &v));
+	assert_int_equal(json_object_get_int64(v), 2);
+	/* one entry per incomplete run id, in the order of the text */
+	assert_true(json_object_object_get_ex(j, "incomplete", &inc));
+	assert_int_equal(json_object_array_length(inc), 3);
+	e = json_object_array_get_idx(inc, 0);
+	assert_true(json_object_object_get_ex(e, "run", &v));
+	assert_string_equal(json_object_get_string(v), "123");
+	assert_true(json_object_object_get_ex(e, "count", &v));
+	assert_int_equal(json_object_get_int64(v), 12);
+	assert_true(json_object_object_get_ex(e, "end_denials", &v));
+	assert_int_equal(json_object_get_int64(v), 52);
+	assert_true(json_object_object_get_ex(e, "missing", &v));
+	assert_int_equal(json_object_get_int64(v), 40);
+	assert_true(json_object_object_get_ex(e, "lost", &v));
+	assert_int_equal(json_object_get_int64(v), 3);
+	assert_true(json_object_object_get_ex(e, "recursion_misses", &v));
+	assert_int_equal(json_object_get_int64(v), 2);
+	e = json_object_array_get_idx(inc, 1);
+	assert_true(json_object_object_get_ex(e, "step", &v));
+	assert_string_equal(json_object_get_string(v), "test");
+	assert_true(json_object_object_get_ex(e, "unfinished", &v));
+	assert_int_equal(json_object_get_int64(v), 1);
+	assert_true(json_object_object_get_ex(e, "end_denials", &v));
+	assert_null(v); /* no end record: nothing counted */
+	json_object_put(j);
 	sg_audit_free(&a);
 }
 
@@ -639,7 +1110,8 @@ static void test_sg_audit_print_github_annotations(void **state)
 	assert_int_equal(sg_audit_init(&a, NULL), 0);
 	assert_int_equal(feed(&a, text), 0);
 	out = capture(&a, sg_audit_print_github);
-	assert_non_null(strstr(out, "::warning title=stepguard lost events::step build: 5 denial events"));
+	assert_non_null(strstr(out, "::warning title=stepguard lost events::step build (run r1): 5 "
+				    "refusals could not be logged (ring buffer full)\n"));
 	assert_non_null(strstr(out, "::error title=stepguard denied open::/w/100%25\\x0a "
 				    "(step build, pid 42, 2 times)\n"));
 	/* the op is in a property: its ':' is escaped; a JSON "\n" is shown as \x0a */
@@ -695,7 +1167,80 @@ static void test_sg_audit_print_github_reports_problems(void **state)
 	assert_non_null(strstr(out, "::warning title=stepguard audit::t.log:1: not JSON"));
 	assert_non_null(strstr(out, "::warning title=stepguard audit::t.log:3: the last line has "
 				    "no newline"));
-	assert_non_null(strstr(out, "::warning title=stepguard unfinished run::step s: 1 run"));
+	assert_non_null(strstr(out, "::warning title=stepguard unfinished run::step s (run r): no end "
+				    "record (stepguard was killed, or the log is cut)"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_gaps_warned_first(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	out = capture(&a, sg_audit_print_github);
+	assert_non_null(strstr(
+		out,
+		"::warning title=stepguard missing records::step build (run 123): 40 refusals not in "
+		"this log (the end records count 52, the log holds 12)\n"
+		"::warning title=stepguard lost events::step build (run 123): 3 refusals could not be "
+		"logged (ring buffer full)\n"
+		"::warning title=stepguard skipped checks::step build (run 123): the kernel skipped the "
+		"eBPF filter 2 times (fmod_ret recursion): those calls were neither checked nor "
+		"logged\n"
+		"::warning title=stepguard unfinished run::step test (run 124): no end record "
+		"(stepguard was killed, or the log is cut): its denials may be incomplete (the log "
+		"holds 1)\n"
+		"::warning title=stepguard lost events::step lint (run 125): 5 refusals could not be "
+		"logged (ring buffer full)\n"
+		"::error "));
+	assert_int_equal(count_lines(out, "::warning "), 5);
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_github_gaps_capped(void **state)
+{
+	size_t n = SG_AUDIT_GITHUB_MAX + 7;
+	struct sg_audit a;
+	char line[256], *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "{\"event\":\"end\",\"step\":\"s\",\"run\":\"%zu\","
+					     "\"pid\":1,\"denials\":0,\"lost\":1}", i);
+		assert_int_equal(sg_audit_line(&a, "t", i + 1, line, strlen(line), false), 0);
+	}
+	out = capture(&a, sg_audit_print_github);
+	assert_int_equal(count_lines(out, "::warning title=stepguard lost events::"),
+			 SG_AUDIT_GITHUB_MAX);
+	assert_non_null(strstr(out, "::warning title=stepguard audit::7 more gaps in the log not "
+				    "annotated"));
+	free(out);
+	out = capture(&a, sg_audit_print_markdown);
+	assert_int_equal(count_lines(out, "- step `s` (run "), SG_AUDIT_GITHUB_MAX);
+	assert_non_null(strstr(out, "- …and 7 more (`stepguard audit` lists them all)\n"));
+	free(out);
+	sg_audit_free(&a);
+}
+
+static void test_sg_audit_print_markdown_gaps(void **state)
+{
+	struct sg_audit a;
+	char *out;
+
+	(void)state;
+	assert_int_equal(sg_audit_init(&a, NULL), 0);
+	feed_gaps(&a);
+	out = capture(&a, sg_audit_print_markdown);
+	assert_non_null(strstr(out, "\n**Incomplete**\n\n- step `build` (run `123`): 40 refusals not "
+				    "in this log (the end records count 52, the log holds 12)\n"));
+	assert_non_null(strstr(out, "\n- step `test` (run `124`): no end record"));
+	assert_non_null(strstr(out, "| `test` | 1 (1 unfinished) | 1 | 0 | 0 | `bpf-lsm` |\n"));
 	free(out);
 	sg_audit_free(&a);
 }
@@ -736,6 +1281,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sg_audit_read_two_steps_counted_apart),
 		cmocka_unit_test(test_sg_audit_read_unfinished_run_and_end_first),
+		cmocka_unit_test(test_sg_audit_read_gaps_held_per_run_id),
+		cmocka_unit_test(test_sg_audit_read_missing_not_hidden_by_another_run),
+		cmocka_unit_test(test_sg_audit_read_missing_is_a_lower_bound),
+		cmocka_unit_test(test_sg_audit_line_recursion_misses_must_be_a_count),
 		cmocka_unit_test(test_sg_audit_read_escaped_paths_stay_escaped),
 		cmocka_unit_test(test_sg_audit_read_audited_apart_from_denied),
 		cmocka_unit_test(test_sg_audit_read_lost_summed_per_step),
@@ -749,15 +1298,27 @@ int main(void)
 		cmocka_unit_test(test_sg_audit_read_real_file),
 		cmocka_unit_test(test_sg_audit_read_denial_without_path_and_truncated),
 		cmocka_unit_test(test_sg_audit_read_step_filter),
+		cmocka_unit_test(test_sg_audit_read_processes_by_comm_and_pid),
+		cmocka_unit_test(test_sg_audit_print_text_process_pids_bounded),
+		cmocka_unit_test(test_sg_audit_json_processes_comm_and_pids),
+		cmocka_unit_test(test_sg_audit_print_github_names_the_process),
 		cmocka_unit_test(test_sg_audit_prefix_depth_cases),
 		cmocka_unit_test(test_sg_audit_display_escapes_what_a_terminal_acts_on),
 		cmocka_unit_test(test_sg_audit_gh_escape_data_and_property),
 		cmocka_unit_test(test_sg_audit_sorted_by_count_then_name),
 		cmocka_unit_test(test_sg_audit_print_text_sections),
+		cmocka_unit_test(test_sg_audit_print_text_gaps_one_line_each),
+		cmocka_unit_test(test_sg_audit_print_text_no_denials_never_over_a_gap),
+		cmocka_unit_test(test_sg_audit_print_text_gap_without_run_id),
+		cmocka_unit_test(test_sg_audit_print_text_gap_of_a_shared_run_id),
+		cmocka_unit_test(test_sg_audit_json_gaps_fields),
 		cmocka_unit_test(test_sg_audit_json_parses_back),
 		cmocka_unit_test(test_sg_audit_print_github_annotations),
 		cmocka_unit_test(test_sg_audit_print_github_caps_errors_first),
 		cmocka_unit_test(test_sg_audit_print_github_reports_problems),
+		cmocka_unit_test(test_sg_audit_print_github_gaps_warned_first),
+		cmocka_unit_test(test_sg_audit_print_github_gaps_capped),
+		cmocka_unit_test(test_sg_audit_print_markdown_gaps),
 		cmocka_unit_test(test_sg_audit_print_markdown_tables_and_escapes),
 	};
 

@@ -218,6 +218,8 @@ static int rec(struct report *r, long ret)
 /* Set by the exec test: a ruling step's allow-list (the exec rules too). */
 static const char *const *g_execs;
 static size_t g_n_execs;
+/* Set by the audit test: the supervisor records and lets everything through. */
+static bool g_audit;
 
 /* What the launcher's child does, in its order. */
 static int child_confine(int sock, const struct sg_seccomp_opts *filter)
@@ -324,6 +326,8 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 			if (roots[i].fd >= 0)
 				roots[n++] = roots[i];
 		r = sg_supervisor_new(&s, lfd, roots, n);
+		if (r == 0 && g_audit)
+			sg_supervisor_set_audit(s);
 	}
 	if (r == 0 && g_execs) {
 		struct sg_root x[4];
@@ -1581,7 +1585,7 @@ static void probe_truncate(struct report *r, const struct fx *fx)
 	/* Through a link inside to a file outside. */
 	rec(r, open("work/link_out", O_RDONLY | O_TRUNC | O_CLOEXEC)); /* 12 */
 	rec(r, truncate("work/link_out", 0));                      /* 13 */
-	/* The access mode Landlock checks itself is not notified. */
+	/* The access mode Landlock checks itself is only a write intent. */
 	fd = open("work/d", O_WRONLY | O_TRUNC | O_CLOEXEC);       /* 14 */
 	rec(r, fd);
 	if (fd >= 0)
@@ -1660,14 +1664,19 @@ static void test_supervisor_truncate(void **state)
 
 		events_are(fx, &run, 6, ops, paths, res);
 	}
-	/* 14 calls reached the supervisor; O_WRONLY, O_APPEND and openat2 did not. */
-	assert_int_equal(run.notified, 14);
+	/*
+	 * 16 calls reached the supervisor: the 14 above, and the two write
+	 * opens (5 and 14), which are write intents, judged and continued
+	 * (test_supervisor_write_intents); openat2 did not.
+	 */
+	assert_int_equal(run.notified, 16);
 	run_done(&run);
 }
 
 /*
- * Only truncating opens reach the supervisor: an open that writes is
- * Landlock's (WRITE_FILE), a read-only open without O_TRUNC nobody's.
+ * Inside the roots: a read-only open never reaches the supervisor, an
+ * open that writes is a write intent (judged, continued: Landlock's
+ * WRITE_FILE decides), a read-only O_TRUNC open is performed here.
  */
 static void probe_plain_opens(struct report *r, const struct fx *fx)
 {
@@ -1693,7 +1702,7 @@ static void probe_plain_opens(struct report *r, const struct fx *fx)
 		close(fd);
 }
 
-static void test_supervisor_plain_opens_stay_in_the_kernel(void **state)
+static void test_supervisor_plain_opens_inside(void **state)
 {
 	struct fx *fx = *state;
 	struct run run;
@@ -1704,7 +1713,8 @@ static void test_supervisor_plain_opens_stay_in_the_kernel(void **state)
 	run_supervised(fx, probe_plain_opens, &run);
 	for (int i = 0; i < 5; i++)
 		step_is(&run, i, 0, "allowed");
-	assert_int_equal(run.notified, 2);
+	/* The two write opens are write intents: judged inside, continued. */
+	assert_int_equal(run.notified, 4);
 	assert_int_equal(run.n_ev, 0);
 	mode_is(fx, "work/c", 0600);
 	size_is(fx, "work/a", 0);
@@ -2620,6 +2630,261 @@ static void test_sg_fdpass(void **state)
 	close(fd);
 }
 
+/* ---- write intents: refused and recorded outside, continued inside ----- */
+
+
+static void rec_fd(struct report *r, int fd)
+{
+	rec(r, fd);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void probe_intents(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	/* 0-15: outside the roots, each refused and recorded */
+	rec(r, mkdir("out/d", 0755));
+	rec_fd(r, open("out/new", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	rec_fd(r, open("out/f", O_WRONLY | O_TRUNC | O_CLOEXEC));
+	rec_fd(r, creat("out/c", 0644));
+	rec(r, symlink("x", "out/l"));
+	rec(r, link("out/f", "work/l1"));
+	rec(r, link("work/a", "out/l2"));
+	rec(r, rename("out/f", "work/r1"));
+	rec(r, rename("work/a", "out/r2"));
+	rec(r, unlink("out/f"));
+	rec(r, rmdir("out/dd"));
+	rec(r, mkfifo("out/p", 0644));
+	rec(r, mknod("out/reg", S_IFREG | 0644, 0));
+	rec(r, unlinkat(AT_FDCWD, "out/dd", AT_REMOVEDIR));
+	rec(r, (long)syscall(SYS_renameat2, AT_FDCWD, "work/a", AT_FDCWD, "out/f",
+			     RENAME_EXCHANGE));
+	rec_fd(r, open("out", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+	/* 16-17: through links inside that point out */
+	rec_fd(r, openat(AT_FDCWD, "work/dangling_out", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	rec_fd(r, open("work/link_out", O_RDWR | O_CLOEXEC));
+	/* 18-23: the kernel answers first: nothing recorded */
+	rec(r, mkdir("out", 0755));
+	rec(r, unlink("out/missing"));
+	rec(r, mkdir("nodir/x", 0755));
+	rec_fd(r, open("out/f", O_RDONLY | O_CREAT | O_CLOEXEC, 0644));
+	rec(r, unlink("out/f/"));
+	rec_fd(r, open("out/f", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+	/* 24-36: inside, continued */
+	rec(r, mkdir("work/d", 0755));
+	rec(r, mkdir("work/d2/", 0755));
+	rec_fd(r, open("work/n", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	rec(r, rename("work/n", "work/d/n"));
+	rec(r, link("work/d/n", "work/n2"));
+	rec(r, symlink("n2", "work/s"));
+	rec(r, unlink("work/s"));
+	rec(r, rmdir("work/d2"));
+	rec_fd(r, open("/dev/null", O_WRONLY | O_CLOEXEC));
+	rec_fd(r, open("single", O_WRONLY | O_APPEND | O_CLOEXEC));
+	rec(r, mknod("work/fifo", S_IFIFO | 0600, 0));
+	rec_fd(r, open("work", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+	rec(r, (long)syscall(SYS_renameat2, AT_FDCWD, "work/n2", AT_FDCWD, "work/d/n",
+			     RENAME_EXCHANGE));
+}
+
+static const char *const intent_ops[] = {
+	"mkdir", "create", "open", "create", "symlink", "link", "link", "rename",
+	"rename", "unlink", "rmdir", "mknod", "create", "rmdir", "rename", "create",
+	"create", "open",
+};
+static const char *const intent_paths[] = {
+	"out/d", "out/new", "out/f", "out/c", "out/l", "out/f", "work/a", "out/f",
+	"work/a", "out/f", "out/dd", "out/p", "out/reg", "out/dd", "work/a", "out",
+	"out/vialink", "out/f",
+};
+/* path2 of the rename and link records, by index; NULL: none */
+static const char *intent_path2(size_t i)
+{
+	switch (i) {
+	case 5: return "work/l1";
+	case 6: return "out/l2";
+	case 7: return "work/r1";
+	case 8: return "out/r2";
+	case 14: return "out/f";
+	default: return NULL;
+	}
+}
+
+static void intent_setup(const struct fx *fx)
+{
+	put_file(fx, "out/f", "outside\n", 0644);
+	put_file(fx, "work/a", "inside\n", 0644);
+	put_dir(fx, "out/dd");
+	assert_int_equal(symlinkat("../out/vialink", fx->bfd, "work/dangling_out"), 0);
+}
+
+/*
+ * The supervisor alone (no Landlock in this test): what it refuses is
+ * exactly what lies outside, with Landlock's errno and one record each
+ * (op, path, path2); what lies inside it continues, and the kernel does
+ * it; where the kernel answers first, it continues too, unrecorded.
+ */
+static void test_supervisor_write_intents(void **state)
+{
+	struct fx *fx = *state;
+	int results[ARRAY_SIZE(intent_ops)];
+	struct run run;
+
+	intent_setup(fx);
+	run_supervised(fx, probe_intents, &run);
+	for (size_t i = 0; i < 18; i++) {
+		int want = i == 5 ? EXDEV : EACCES;
+
+		results[i] = -want;
+		step_is(&run, (int)i, want, intent_ops[i]);
+	}
+	step_is(&run, 18, EEXIST, "mkdir of what exists");
+	step_is(&run, 19, ENOENT, "unlink of nothing");
+	step_is(&run, 20, ENOENT, "mkdir in no directory");
+	step_is(&run, 21, 0, "read-only O_CREAT of an existing file");
+	step_is(&run, 22, ENOTDIR, "unlink with a trailing slash");
+	step_is(&run, 23, EEXIST, "O_EXCL of an existing file");
+	for (int i = 24; i <= 36; i++)
+		step_is(&run, i, 0, "inside");
+	events_are(fx, &run, ARRAY_SIZE(intent_ops), intent_ops, intent_paths, results);
+	for (size_t i = 0; i < ARRAY_SIZE(intent_ops); i++) {
+		const char *p2 = intent_path2(i);
+		char want[PATH_MAX * 2];
+
+		snprintf(want, sizeof(want), "%s/%s", fx->base, p2 ? p2 : "");
+		if (p2 ? strcmp(run.ev[i].path2, want) != 0 : run.ev[i].path2[0] != '\0') {
+			print_error("refusal %zu: path2 %s, want %s\n", i, run.ev[i].path2,
+				    p2 ? want : "none");
+			fail();
+		}
+		assert_false(run.ev[i].audited);
+	}
+	/* Nothing outside changed; everything inside happened. */
+	assert_int_equal(faccessat(fx->bfd, "out/d", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(faccessat(fx->bfd, "out/new", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(faccessat(fx->bfd, "out/vialink", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(faccessat(fx->bfd, "work/l1", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	assert_int_equal(faccessat(fx->bfd, "out/dd", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	size_is(fx, "out/f", 8);
+	size_is(fx, "work/a", 7);
+	assert_int_equal(faccessat(fx->bfd, "work/d/n", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISFIFO(st_of(fx, "work/fifo").st_mode));
+	assert_int_equal(faccessat(fx->bfd, "work/s", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	run_done(&run);
+}
+
+/* Read-only opens never reach the listener: they are most opens. */
+static void probe_read_opens(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec_fd(r, open("out/f", O_RDONLY | O_CLOEXEC));
+	rec_fd(r, open("out", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+	rec_fd(r, open("out/f", O_PATH | O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	rec_fd(r, open("out/f", 3 | O_CLOEXEC)); /* ioctl only: Landlock's IOCTL_DEV */
+	rec_fd(r, open("out/f", O_WRONLY | O_CLOEXEC)); /* notified */
+}
+
+static void test_supervisor_read_opens_not_notified(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const ops[] = { "open" };
+	static const char *const paths[] = { "out/f" };
+	static const int results[] = { -EACCES };
+	struct run run;
+
+	intent_setup(fx);
+	run_supervised(fx, probe_read_opens, &run);
+	for (int i = 0; i < 4; i++)
+		step_is(&run, i, 0, "not a write");
+	step_is(&run, 4, EACCES, "a write open outside");
+	assert_int_equal(run.notified, 1);
+	events_are(fx, &run, 1, ops, paths, results);
+	run_done(&run);
+}
+
+static void probe_audit(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, mkdir("out/d", 0755));
+	rec_fd(r, open("out/new", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	rec(r, chmod("out/f", 0600));
+	rec(r, rename("out/f", "out/g"));
+	rec(r, mkdir("work/d", 0755));
+}
+
+/*
+ * Audit mode: every call runs as the step made it (nothing else refuses
+ * here, as Landlock does not in audit mode), and what would have been
+ * refused is recorded as audited, with errno 0.
+ */
+static void test_supervisor_audit_mode(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const ops[] = { "mkdir", "create", "chmod", "rename" };
+	static const char *const paths[] = { "out/d", "out/new", "out/f", "out/f" };
+	static const int results[] = { 0, 0, 0, 0 };
+	struct run run;
+
+	intent_setup(fx);
+	g_audit = true;
+	run_supervised(fx, probe_audit, &run);
+	g_audit = false;
+	for (int i = 0; i < 5; i++)
+		step_is(&run, i, 0, "let through");
+	events_are(fx, &run, 4, ops, paths, results);
+	for (int i = 0; i < 4; i++)
+		assert_true(run.ev[i].audited);
+	assert_int_equal(faccessat(fx->bfd, "out/d", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(faccessat(fx->bfd, "out/new", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+	mode_is(fx, "out/g", 0600);
+	run_done(&run);
+}
+
+
+/*
+ * Relative write intents after the step changes directory: the working
+ * directory kept for the task must follow chdir and fchdir (each is
+ * notified, and drops what was kept), so a call from the new directory
+ * is judged from there.
+ */
+static void probe_intent_chdir(struct report *r, const struct fx *fx)
+{
+	int out;
+
+	(void)fx;
+	rec(r, mkdir("work/x", 0755));        /* 0: inside */
+	rec(r, chdir("work"));                /* 1 */
+	rec(r, mkdir("y", 0755));             /* 2: inside, work/y */
+	rec(r, chdir("../out"));              /* 3 */
+	rec(r, mkdir("y", 0755));             /* 4: outside, out/y */
+	out = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rec(r, chdir("../work"));             /* 5 */
+	rec(r, mkdir("z", 0755));             /* 6: inside, work/z */
+	rec(r, fchdir(out));                  /* 7 */
+	rec(r, mkdir("z", 0755));             /* 8: outside, out/z */
+	if (out >= 0)
+		close(out);
+}
+
+static void test_supervisor_intents_follow_chdir(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const ops[] = { "mkdir", "mkdir" };
+	static const char *const paths[] = { "out/y", "out/z" };
+	static const int results[] = { -EACCES, -EACCES };
+	struct run run;
+
+	run_supervised(fx, probe_intent_chdir, &run);
+	for (int i = 0; i <= 8; i++)
+		step_is(&run, i, i == 4 || i == 8 ? EACCES : 0, "mkdir after chdir");
+	events_are(fx, &run, 2, ops, paths, results);
+	assert_int_equal(faccessat(fx->bfd, "work/y", F_OK, 0), 0);
+	assert_int_equal(faccessat(fx->bfd, "work/z", F_OK, 0), 0);
+	assert_int_equal(faccessat(fx->bfd, "out/y", F_OK, 0), -1);
+	run_done(&run);
+}
+
 #define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 /* ---- exec: a ruling step --------------------------------------------- */
@@ -2684,7 +2949,11 @@ int main(void)
 		FX_TEST(test_supervisor_own_fd_dir_part),
 		FX_TEST(test_supervisor_other_process_fd_refused),
 		FX_TEST(test_supervisor_truncate),
-		FX_TEST(test_supervisor_plain_opens_stay_in_the_kernel),
+		FX_TEST(test_supervisor_plain_opens_inside),
+		FX_TEST(test_supervisor_write_intents),
+		FX_TEST(test_supervisor_read_opens_not_notified),
+		FX_TEST(test_supervisor_audit_mode),
+		FX_TEST(test_supervisor_intents_follow_chdir),
 		FX_TEST(test_supervisor_threads_and_children),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),

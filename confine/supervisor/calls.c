@@ -43,7 +43,25 @@ const struct sg_call sg_calls[] = {
 	CALL("truncate",     SG_K_TRUNCATE,    -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
 	CALL("open",         SG_K_OPEN,        -1, 0, -1, -1, 1, 2, -1, -1, false, SG_T_NONE),
 	CALL("openat",       SG_K_OPEN,         0, 1, -1, -1, 2, 3, -1, -1, false, SG_T_NONE),
+	/* write intents (intent.c); a1 a2 a3 of rename and link: new dirfd, new path, flags */
+	CALL("creat",        SG_K_CREAT,       -1, 0, -1, -1, 1, -1, -1, -1, false, SG_T_NONE),
+	CALL("mkdir",        SG_K_MKDIR,       -1, 0, -1, -1, -1, -1, -1, -1, true, SG_T_NONE),
+	CALL("mkdirat",      SG_K_MKDIR,        0, 1, -1, -1, -1, -1, -1, -1, true, SG_T_NONE),
+	CALL("mknod",        SG_K_MKNOD,       -1, 0, -1, -1, 1, -1, -1, -1, true, SG_T_NONE),
+	CALL("mknodat",      SG_K_MKNOD,        0, 1, -1, -1, 2, -1, -1, -1, true, SG_T_NONE),
+	CALL("unlink",       SG_K_UNLINK,      -1, 0, -1, -1, -1, -1, -1, -1, true, SG_T_NONE),
+	CALL("unlinkat",     SG_K_UNLINK,       0, 1, -1, 2, -1, -1, -1, -1, true, SG_T_NONE),
+	CALL("rmdir",        SG_K_RMDIR,       -1, 0, -1, -1, -1, -1, -1, -1, true, SG_T_NONE),
+	CALL("rename",       SG_K_RENAME,      -1, 0, -1, -1, -1, 1, -1, -1, true, SG_T_NONE),
+	CALL("renameat",     SG_K_RENAME,       0, 1, -1, -1, 2, 3, -1, -1, true, SG_T_NONE),
+	CALL("renameat2",    SG_K_RENAME,       0, 1, -1, -1, 2, 3, 4, -1, true, SG_T_NONE),
+	CALL("link",         SG_K_LINK,        -1, 0, -1, -1, -1, 1, -1, -1, true, SG_T_NONE),
+	CALL("linkat",       SG_K_LINK,         0, 1, -1, 4, 2, 3, -1, -1, true, SG_T_NONE),
+	CALL("symlink",      SG_K_SYMLINK,     -1, 1, -1, -1, 0, -1, -1, -1, true, SG_T_NONE),
+	CALL("symlinkat",    SG_K_SYMLINK,      1, 2, -1, -1, 0, -1, -1, -1, true, SG_T_NONE),
 	CALL("setgroups",    SG_K_SETGROUPS,   -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("chdir",        SG_K_CHDIR,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("fchdir",       SG_K_CHDIR,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execve",       SG_K_EXEC,        -1, 0, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execveat",     SG_K_EXEC,         0, 1, -1, 4, -1, -1, -1, -1, false, SG_T_NONE),
 };
@@ -61,12 +79,35 @@ const char *sg_kind_op(enum sg_kind k)
 	case SG_K_TRUNCATE:
 	case SG_K_OPEN:        return sg_op_name(SG_OP_TRUNCATE);
 	case SG_K_EXEC:        return sg_op_name(SG_OP_EXEC);
+	case SG_K_CREAT:       return sg_op_name(SG_OP_CREATE);
+	case SG_K_MKDIR:       return sg_op_name(SG_OP_MKDIR);
+	case SG_K_MKNOD:       return sg_op_name(SG_OP_MKNOD);
+	case SG_K_UNLINK:      return sg_op_name(SG_OP_UNLINK);
+	case SG_K_RMDIR:       return sg_op_name(SG_OP_RMDIR);
+	case SG_K_RENAME:      return sg_op_name(SG_OP_RENAME);
+	case SG_K_LINK:        return sg_op_name(SG_OP_LINK);
+	case SG_K_SYMLINK:     return sg_op_name(SG_OP_SYMLINK);
 	default:               return "unknown";
 	}
 }
 
-/* Landlock answers a refused truncation EACCES; metadata calls get EPERM. */
+/*
+ * Landlock answers a refused truncation, exec or write intent EACCES
+ * (intent.c answers EXDEV itself where Landlock does); metadata calls
+ * get EPERM.
+ */
 int sg_kind_refusal(enum sg_kind k)
 {
-	return k == SG_K_TRUNCATE || k == SG_K_OPEN || k == SG_K_EXEC ? EACCES : EPERM;
+	switch (k) {
+	case SG_K_CHMOD:
+	case SG_K_CHOWN:
+	case SG_K_UTIMES:
+	case SG_K_SETXATTR:
+	case SG_K_REMOVEXATTR:
+	case SG_K_SETGROUPS:
+	case SG_K_CHDIR:
+		return EPERM;
+	default:
+		return EACCES;
+	}
 }

@@ -9,6 +9,9 @@
  *                         decision "beneath a writable root?"
  *   ops.c                 decoding each call and acting on the object
  *   exec.c                a ruling step's execs: refused, or continued
+ *   intent.c              write-intent calls (create, open for writing,
+ *                         mkdir, unlink, rename, link...): refused and
+ *                         recorded outside the roots, else continued
  *   calls.c               the notified calls' table, their log words and refusals
  *
  * Internal convention, on top of -errno: -ESRCH means "the step's call is
@@ -48,6 +51,21 @@ enum sg_kind {
 	SG_K_OPEN,
 	SG_K_EXEC,          /* only in a ruling step (sg_supervisor_add_exec_rules()) */
 	SG_K_SETGROUPS,     /* only noted, then continued (sg_supervisor_handle()) */
+	SG_K_CHDIR,         /* likewise: the working directories kept are dropped */
+	/*
+	 * Write intents (intent.c): Landlock refuses them in the kernel; the
+	 * supervisor only tells the refusals apart, to record them.  open and
+	 * openat are SG_K_OPEN, and intents unless their flags are the
+	 * O_TRUNC opens the supervisor performs (sg_call_is_intent()).
+	 */
+	SG_K_CREAT,
+	SG_K_MKDIR,
+	SG_K_MKNOD,
+	SG_K_UNLINK,        /* unlinkat with AT_REMOVEDIR is an rmdir */
+	SG_K_RMDIR,
+	SG_K_RENAME,
+	SG_K_LINK,
+	SG_K_SYMLINK,
 };
 
 enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
@@ -56,7 +74,9 @@ enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
  * One notified system call: where its arguments are (index, or -1).
  * a1..a4 depend on the kind: chmod (mode), chown (uid, gid), utimes
  * (times), setxattr (name, value, size, flags), removexattr (name),
- * truncate (length), open (flags, mode).
+ * truncate (length), open (flags, mode), creat (mode), mknod (mode),
+ * symlink (target); rename and link: a1 the new name's dirfd (-1:
+ * AT_FDCWD), a2 the new name, a3 renameat2's flags.
  */
 struct sg_call {
 	const char *name;
@@ -106,6 +126,13 @@ struct sg_task {
 	pid_t tid;             /* 0: a free slot */
 	int proc, status, pidfd;
 	bool thread_pidfd;     /* pidfd is the thread's own (PIDFD_THREAD) */
+	/*
+	 * Its working directory, for write intents only (target.c,
+	 * sg_target_cwd()): -1, or opened when the supervisor's cwd_gen was
+	 * this task's cwd_gen.
+	 */
+	int cwd;
+	unsigned long cwd_gen;
 	unsigned long used;    /* the supervisor's count when last used */
 	struct sg_creds creds; /* as last read; groups from its status */
 };
@@ -146,6 +173,12 @@ struct sg_supervisor {
 	bool fchmodat2_empty;  /* fchmodat2(fd, "", AT_EMPTY_PATH) works (6.6) */
 	bool pidfd_info;       /* PIDFD_GET_INFO gives a task's ids (6.13) */
 	bool groups_changed;   /* a task of the step called setgroups(2) */
+	unsigned long cwd_gen; /* chdir/fchdir calls of the step seen so far */
+	/*
+	 * --mode audit: Landlock handles no write right, and every call is
+	 * continued; what would have been refused is recorded as audited.
+	 */
+	bool audit;
 	struct sg_task tasks[SG_TASKS];
 	char *status_buf;      /* SG_STATUS_MAX + 1 bytes: one task's status */
 	struct sg_name_hint *hint;
@@ -157,6 +190,13 @@ struct sg_supervisor {
 /* The task whose call is being handled. */
 struct sg_target {
 	const struct sg_supervisor *s;
+	/*
+	 * A write intent, which the supervisor only judges and never
+	 * performs (intent.c): no validity check after each read, since a
+	 * judgement is acted on only by an answer, and the kernel takes an
+	 * answer only while the caller still waits in that very call.
+	 */
+	bool light;
 	struct sg_task *task;  /* owns proc and pidfd when set */
 	uint64_t id;
 	pid_t tid;
@@ -164,6 +204,8 @@ struct sg_target {
 	int pidfd;             /* the thread's, opened on first use */
 	int pidfd_proc;        /* its process's (leader's table), on first use */
 	int failed;            /* errno of our own failure to read its state */
+	bool cwd_kept;         /* a kept working directory was used (sg_target_cwd()) */
+	bool cwd_fresh;        /* the working directory was opened for this call */
 	struct sg_creds creds;
 };
 
@@ -194,7 +236,8 @@ struct sg_reply {
 	bool gone;             /* nobody to answer */
 	int error;             /* positive errno, 0 for success */
 	int64_t val;
-	bool cont;             /* let the kernel run the call (exec only: Landlock decides) */
+	bool cont;             /* let the kernel run the call: an exec or a write
+	                        * intent (Landlock decides), setgroups, audit mode */
 	int addfd;             /* >= 0: install this fd and return its number */
 	unsigned int addfd_flags;
 };
@@ -204,6 +247,8 @@ struct sg_reply {
 #define SG_R_EMPTY    (1u << 1) /* AT_EMPTY_PATH */
 #define SG_R_CREATE   (1u << 2) /* a missing last component is fine */
 #define SG_R_EXCL     (1u << 3) /* O_CREAT|O_EXCL: never follow a trailing symlink */
+#define SG_R_MKDIR    (1u << 4) /* with SG_R_CREATE: a directory, so "new/" is fine */
+#define SG_R_PARENT   (1u << 5) /* only the directory the last component is in */
 
 /* "/proc/self/fd/N": how to act on an O_PATH descriptor by path. */
 #define SG_FD_PATH_MAX 32
@@ -215,9 +260,10 @@ static inline const char *sg_fd_path(char buf[SG_FD_PATH_MAX], int fd)
 
 /* target.c */
 int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
-		   uint64_t id, pid_t tid);
+		   uint64_t id, pid_t tid, bool light);
 void sg_tasks_free(struct sg_supervisor *s);
 void sg_target_close(struct sg_target *t);
+void sg_target_forget(struct sg_target *t);
 int sg_target_valid(struct sg_target *t);
 int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
 int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
@@ -251,14 +297,22 @@ int sg_resolve_fd(struct sg_target *t, int fd, struct sg_obj *o);
 int sg_judge(const struct sg_supervisor *s, const struct sg_obj *o,
 	     bool metadata);
 int sg_obj_describe(const struct sg_obj *o, char *buf, size_t size);
+/* Is directory DIRFD a directory root or beneath one?  1, 0, or -errno. */
+int sg_dir_beneath(const struct sg_supervisor *s, int dirfd);
 
 /* exec.c: 1 when refused (*EV says how), 0 when answered or continued (*REP) */
 int sg_sup_exec(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
 		struct sg_sup_event *ev, struct sg_reply *rep);
 
+/* intent.c: 1 when refused (*EV says how), 0 when continued or gone (*REP) */
+bool sg_call_is_intent(const struct sg_call *c, const uint64_t *arg);
+int sg_sup_intent(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
+		  struct sg_sup_event *ev, struct sg_reply *rep);
+
 /* ops.c */
 const char *sg_kind_op(enum sg_kind k);   /* the log's operation name */
 int sg_kind_refusal(enum sg_kind k);      /* EPERM, or EACCES for truncation */
+bool sg_same_view(const struct sg_view *a, const struct sg_view *b);
 int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 	       const struct seccomp_data *d, struct sg_sup_event *ev,
 	       struct sg_reply *rep);

@@ -141,6 +141,14 @@ static int sg_decide(struct sg_job *j, bool metadata, int *ret)
 		*ret = sg_refuse(j, SG_SUP_OUTSIDE, j->refusal);
 		return 0;
 	}
+	/*
+	 * Audit mode: judged, and never performed by us; the kernel runs
+	 * the step's own call (sg_supervisor_handle() continues it).
+	 */
+	if (j->t->s->audit) {
+		*ret = 0;
+		return 0;
+	}
 	return 1;
 }
 
@@ -488,6 +496,9 @@ static int sg_do_open(struct sg_job *j)
 		/* Only a regular file is truncated; see above. */
 		if (S_ISREG(j->obj.st.st_mode) && !sg_decide(j, false, &ret))
 			return ret;
+		/* Not a regular file: nothing judged, and in audit mode nothing done. */
+		if (j->t->s->audit)
+			return 0;
 		{
 			char p[SG_FD_PATH_MAX];
 			bool nb = !S_ISREG(j->obj.st.st_mode);
@@ -516,7 +527,7 @@ static int sg_do_open(struct sg_job *j)
 /* ---- entry ---------------------------------------------------------- */
 
 /* The root's mount settles the mount namespace too (target.c, sg_view_read()). */
-static bool sg_same_view(const struct sg_view *a, const struct sg_view *b)
+bool sg_same_view(const struct sg_view *a, const struct sg_view *b)
 {
 	return a->root_dev == b->root_dev && a->root_ino == b->root_ino &&
 	       a->root_mnt_id == b->root_mnt_id;

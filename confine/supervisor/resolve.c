@@ -308,6 +308,18 @@ static int sg_open_dir(const struct sg_supervisor *s, int start, bool start_bene
 	int base = start, fd;
 
 	*beneath = false;
+	/*
+	 * "x" relative to the start: the start itself.  A duplicate costs a
+	 * fraction of a lookup, and every relative one-component path (most
+	 * of a build's) takes it.
+	 */
+	if (dir[0] == '.' && dir[1] == '\0' && start >= 0) {
+		fd = fcntl(start, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
+		*beneath = start_beneath;
+		return fd;
+	}
 	if (dir[0] == '/') {
 		base = AT_FDCWD;
 		r = sg_root_prefix(s, dir, &rel);
@@ -491,11 +503,25 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 							 RESOLVE_NO_MAGICLINKS));
 		}
 
+		/*
+		 * Only the directory asked for (a write intent made or removed
+		 * in it, intent.c): the last component is not looked at, and
+		 * whether it exists is not known.
+		 */
+		if (how & SG_R_PARENT) {
+			if (strlen(last) >= sizeof(o->name))
+				return -ENAMETOOLONG;
+			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+			o->parent = steal_fd(&parent);
+			o->exists = false;
+			o->beneath = beneath;
+			return 0;
+		}
 		fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
 				RESOLVE_NO_MAGICLINKS);
 		if (fd == -ENOENT && (how & SG_R_CREATE)) {
-			/* open("new/", O_CREAT) is EISDIR in the kernel too. */
-			if (must_dir)
+			/* open("new/", O_CREAT) is EISDIR in the kernel too; mkdir("new/") is fine. */
+			if (must_dir && !(how & SG_R_MKDIR))
 				return -EISDIR;
 			if (strlen(last) >= sizeof(o->name))
 				return -ENAMETOOLONG;
@@ -622,7 +648,7 @@ static bool sg_is_dir_root_fd(const struct sg_supervisor *s, int fd)
  * is the directory itself.  A walk that runs out of levels refuses: an
  * answer we could not finish is not "inside".
  */
-static int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
+int sg_dir_beneath(const struct sg_supervisor *s, int dirfd)
 {
 	_cleanup_close_ int owned = -1;
 	int cur = dirfd;

@@ -109,12 +109,77 @@ static int sg_add_open_rules(scmp_filter_ctx ctx)
 			return r;
 	}
 	/*
+	 * Write intents (intent.c): an open that writes or may create.  The
+	 * supervisor only tells a refusal apart, to record it, and lets the
+	 * rest through to Landlock, which decides.  So these are opens with
+	 * access mode O_WRONLY or O_RDWR, or with O_CREAT, and never O_PATH
+	 * (the kernel then ignores every other flag).  O_TMPFILE needs a
+	 * writing access mode, so it is among them.  Read-only opens without
+	 * O_CREAT or O_TRUNC stay off the listener: they are most opens.
+	 */
+	{
+		static const struct { uint64_t mask, want; } intent[] = {
+			{ O_ACCMODE | O_PATH, O_WRONLY },
+			{ O_ACCMODE | O_PATH, O_RDWR },
+			{ O_CREAT | O_PATH, O_CREAT },
+		};
+
+		for (size_t i = 0; i < sizeof(intent) / sizeof(intent[0]); i++) {
+			struct scmp_arg_cmp open_cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, intent[i].mask,
+							       intent[i].want);
+			struct scmp_arg_cmp openat_cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, intent[i].mask,
+								 intent[i].want);
+			int nr = seccomp_syscall_resolve_name("open");
+
+			if (nr >= 0) {
+				r = sg_rule(ctx, SCMP_ACT_NOTIFY, nr, 1, &open_cmp);
+				if (r < 0)
+					return r;
+			}
+			r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &openat_cmp);
+			if (r < 0)
+				return r;
+		}
+	}
+	/*
 	 * An argument rule makes every openat run the filter instead of the
 	 * kernel's allow cache.  No priority is asked for: the filter is a
 	 * binary tree of syscall numbers (seccomp.c), which ignores
 	 * seccomp_syscall_priority(), and finds openat in as many compares
 	 * as any other number.
 	 */
+	return 0;
+}
+
+/*
+ * mknod of a regular file, FIFO or socket (type 0 is a regular file):
+ * the write intents of mknod.  Device nodes are refused by the seccomp
+ * filter itself (EPERM, sg_seccomp_build()) before any listener is
+ * asked, and these masked compares never overlap that rule.  The kernel
+ * reads the mode as an unsigned int: the mask lies in the low half.
+ */
+static int sg_add_mknod_rules(scmp_filter_ctx ctx)
+{
+	static const uint64_t types[] = { 0, S_IFREG, S_IFIFO, S_IFSOCK };
+	static const struct { const char *name; unsigned int arg; } calls[] = {
+		{ "mknod", 1 }, { "mknodat", 2 },
+	};
+	int r;
+
+	for (size_t c = 0; c < sizeof(calls) / sizeof(calls[0]); c++) {
+		int nr = seccomp_syscall_resolve_name(calls[c].name);
+
+		if (nr < 0) /* no mknod(2) on the generic-table arches */
+			continue;
+		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+			struct scmp_arg_cmp cmp = { .arg = calls[c].arg, .op = SCMP_CMP_MASKED_EQ,
+						    .datum_a = S_IFMT, .datum_b = types[i] };
+
+			r = sg_rule(ctx, SCMP_ACT_NOTIFY, nr, 1, &cmp);
+			if (r < 0)
+				return r;
+		}
+	}
 	return 0;
 }
 
@@ -160,7 +225,8 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 		 * setgroups is among these: not judged, only noted, so the
 		 * supervisor knows when a task's groups may have changed.
 		 */
-		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC)
+		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC ||
+		    c->kind == SG_K_MKNOD)
 			continue;
 		nr = seccomp_syscall_resolve_name(c->name);
 		if (nr < 0) /* not on this architecture (chmod on arm64) */
@@ -195,6 +261,9 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 	if (r < 0)
 		return r;
 	r = sg_add_open_rules(ctx);
+	if (r < 0)
+		return r;
+	r = sg_add_mknod_rules(ctx);
 	if (r < 0)
 		return r;
 	/*
@@ -627,7 +696,16 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 				c = &sg_calls[i];
 
 	ret = 0;
-	if (c && c->kind == SG_K_SETGROUPS) {
+	if (c && c->kind == SG_K_CHDIR) {
+		/*
+		 * A working directory is about to change, perhaps of every
+		 * thread sharing it (CLONE_FS): those kept for write intents
+		 * are stale from now on (target.c, sg_target_cwd()).  The call
+		 * is the kernel's, as it would be without us.
+		 */
+		s->cwd_gen++;
+		rep.cont = true;
+	} else if (c && c->kind == SG_K_SETGROUPS) {
 		/*
 		 * Noted before the kernel runs it, so every call we handle
 		 * from now on reads the groups afresh (target.c,
@@ -649,8 +727,33 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 		rep.error = ENOSYS;
 		ret = 1;
 	} else {
-		r = sg_target_open(&t, s, s->req->id, (pid_t)s->req->pid);
-		if (r == -ESRCH) {
+		bool intent = sg_call_is_intent(c, (const uint64_t *)d->args);
+
+		r = sg_target_open(&t, s, s->req->id, (pid_t)s->req->pid, intent);
+		if (intent) {
+			/*
+			 * Judged only; whatever we could not read, Landlock
+			 * decides (intent.c).  A kept task taken without a
+			 * check may be one that ended: a read through it
+			 * fails, and the task is opened afresh, once.
+			 */
+			ret = r < 0 ? -EAGAIN : sg_sup_intent(&t, c, (const uint64_t *)d->args,
+							      ev, &rep);
+			if (ret == -EAGAIN && r != -ESRCH) {
+				sg_target_forget(&t);
+				sg_target_close(&t);
+				r = sg_target_open(&t, s, s->req->id, (pid_t)s->req->pid, true);
+				ret = r < 0 ? -EAGAIN : sg_sup_intent(&t, c, (const uint64_t *)d->args,
+								      ev, &rep);
+			}
+			if (r == -ESRCH) {
+				rep.gone = true;
+				ret = 0;
+			} else if (ret == -EAGAIN) {
+				rep = (struct sg_reply){ .cont = true, .addfd = -1 };
+				ret = 0;
+			}
+		} else if (r == -ESRCH) {
 			rep.gone = true;
 		} else if (r < 0) {
 			memset(ev, 0, sizeof(*ev));
@@ -666,6 +769,21 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 		sg_target_close(&t);
 	}
 
+	if (s->audit && !rep.gone) {
+		/*
+		 * Audit mode: the kernel runs every call as the step made it,
+		 * and what we would have refused is recorded as audited.
+		 * Nothing was performed for the step: every act in ops.c
+		 * comes after sg_decide(), which stops there in audit mode.
+		 */
+		if (rep.addfd >= 0)
+			close(rep.addfd);
+		rep = (struct sg_reply){ .cont = true, .addfd = -1 };
+		if (ret == 1) {
+			ev->audited = true;
+			ev->result = 0;
+		}
+	}
 	if (rep.gone) {
 		if (rep.addfd >= 0)
 			close(rep.addfd);
@@ -677,8 +795,21 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 	} else {
 		r = sg_send(s, s->req->id, &rep);
 	}
-	/* The step was interrupted or died while we worked: no one to answer. */
+	/*
+	 * The step was interrupted or died while we worked: no one got the
+	 * answer, so there is nothing to record (a restarted call comes
+	 * again, and is recorded then).  That also makes a write intent's
+	 * record sound without a validity check after each read
+	 * (sg_target.light): the answer lands only while the caller still
+	 * waits in the call we read.
+	 */
 	if (r == -ENOENT)
-		r = 0;
+		return 0;
 	return r < 0 ? r : ret;
+}
+
+void sg_supervisor_set_audit(struct sg_supervisor *s)
+{
+	if (s)
+		s->audit = true;
 }

@@ -71,12 +71,17 @@ enum sg_sup_why {
 
 struct sg_sup_event {
 	char op[16];        /* chmod, chown, utimes, setxattr, removexattr,
-	                     * truncate, create, exec */
+	                     * truncate, create, exec; the write intents
+	                     * open, mkdir, mknod, unlink, rmdir, rename,
+	                     * link, symlink */
 	pid_t pid;          /* process (thread group) id, in stepguard's pid
 	                     * namespace; the thread id if it could not be read */
 	char path[4096];    /* the object as resolved (absolute); the path as
 	                     * the step gave it when nothing was resolved */
 	bool path_truncated; /* path did not fit and ends early: never silent */
+	char path2[4096];   /* rename: the new name; link: the new link; else "" */
+	bool path2_truncated;
+	bool audited;       /* --mode audit: recorded, and the call let through */
 	int result;         /* -errno answered to the step */
 	int why;            /* enum sg_sup_why */
 };
@@ -117,16 +122,28 @@ int sg_supervisor_add_exec_rules(scmp_filter_ctx ctx);
  */
 int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs, size_t n);
 
+/*
+ * --mode audit (before the step starts): every notified call is let
+ * through to the kernel (CONTINUE), and those the supervisor would have
+ * refused are returned as events with audited set.  Landlock then handles
+ * no write right (confine.c), so nothing refuses them: a roll-out aid,
+ * not a boundary (docs/supervisor.md, "Audit mode").
+ */
+void sg_supervisor_set_audit(struct sg_supervisor *s);
+
 /* Poll for POLLIN.  POLLHUP alone: no task is left under the filter. */
 int sg_supervisor_fd(const struct sg_supervisor *s);
 
 /*
  * Handle one notification (returns at once if none is pending).
- * 1: the call was refused and *ev describes it, for the log;
+ * 1: the call was refused (or, in audit mode, would have been) and *ev
+ *    describes it, for the log; only when the step received that answer;
  * 0: nothing to log (allowed and done, or the caller went away);
  * -errno: the listener itself failed; the caller must kill the step,
  *         because its notified calls can no longer be answered.
- * Every notification received is answered; never with CONTINUE.
+ * Every notification received is answered.  Never with CONTINUE for a
+ * call the supervisor performs; write intents, execs and setgroups, which
+ * it only judges or notes, are continued when allowed (Landlock decides).
  */
 int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev);
 

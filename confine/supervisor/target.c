@@ -62,6 +62,15 @@ int sg_target_valid(struct sg_target *t)
 {
 	uint64_t id = t->id;
 
+	/*
+	 * A write intent is only judged: our answer is the one thing done
+	 * with what we read, and the kernel takes it only while the caller
+	 * still waits in the call we were told of, so the reads were of
+	 * that caller (sg_target.light; sg_supervisor_handle() records a
+	 * refusal only once it was delivered).
+	 */
+	if (t->light)
+		return 0;
 	if (ioctl(t->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
 		return 0;
 	if (errno == ENOENT)
@@ -90,6 +99,8 @@ static int sg_failed(struct sg_target *t, int err)
 
 static void sg_task_drop(struct sg_task *e)
 {
+	if (e->cwd >= 0)
+		close(e->cwd);
 	if (e->pidfd >= 0)
 		close(e->pidfd);
 	if (e->status >= 0)
@@ -97,7 +108,7 @@ static void sg_task_drop(struct sg_task *e)
 	if (e->proc >= 0)
 		close(e->proc);
 	memset(e, 0, sizeof(*e));
-	e->proc = e->status = e->pidfd = -1;
+	e->proc = e->status = e->pidfd = e->cwd = -1;
 }
 
 void sg_tasks_free(struct sg_supervisor *s)
@@ -209,7 +220,7 @@ static int sg_task_refresh(const struct sg_supervisor *s, struct sg_task *e)
  * was alive, and so the owner of its number, since the notification.
  */
 int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
-		   uint64_t id, pid_t tid)
+		   uint64_t id, pid_t tid, bool light)
 {
 	struct sg_task *e, *lru;
 	char p[32];
@@ -221,9 +232,17 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 	t->tid = tid;
 	t->proc = t->pidfd = t->pidfd_proc = -1;
 	t->creds.tgid = tid;
+	t->light = light;
 
 	e = sg_task_find(s, tid, &lru);
-	if (e && sg_task_refresh(s, e) < 0) {
+	/*
+	 * A write intent needs no credentials (nothing is done with them),
+	 * so a kept task is taken as it is.  If it is gone and its number
+	 * reused, reads through its /proc/TID fail, and the call goes to
+	 * Landlock unjudged (intent.c opens the task afresh and tries once
+	 * more).
+	 */
+	if (e && !light && sg_task_refresh(s, e) < 0) {
 		sg_task_drop(e);
 		lru = e;
 		e = NULL;
@@ -233,7 +252,7 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 		if (e->tid)
 			sg_task_drop(e);
 		else
-			e->proc = e->status = e->pidfd = -1;
+			e->proc = e->status = e->pidfd = e->cwd = -1;
 		/*
 		 * /proc/TID works for any thread, leader or not, and the
 		 * directory holds that task's struct pid (see above).
@@ -275,6 +294,16 @@ int sg_target_open(struct sg_target *t, struct sg_supervisor *s,
 	return sg_target_valid(t);
 }
 
+/* Drop the task kept for T, if any: it will be opened afresh. */
+void sg_target_forget(struct sg_target *t)
+{
+	if (!t->task)
+		return;
+	sg_task_drop(t->task);
+	t->task = NULL;
+	t->proc = t->pidfd = -1;
+}
+
 void sg_target_close(struct sg_target *t)
 {
 	/* A kept task's descriptors stay with it (sg_target_open()). */
@@ -294,6 +323,9 @@ void sg_target_close(struct sg_target *t)
  * process_vm_readv on the thread id: threads share their memory, and the
  * call needs the same ptrace access as /proc/PID/mem without an open.
  */
+/* The first read of a string (sg_target_read_str()). */
+#define SG_READ_FIRST 256
+
 static ssize_t sg_vm_read(struct sg_target *t, uint64_t addr, void *buf,
 			  size_t len)
 {
@@ -347,6 +379,12 @@ int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 			return -EFAULT;
 		if (chunk > size - got)
 			chunk = size - got;
+		/*
+		 * Most paths are short: a first read of 256 bytes, not the
+		 * rest of the page, copies less (each read costs its length).
+		 */
+		if (got == 0 && chunk > SG_READ_FIRST)
+			chunk = SG_READ_FIRST;
 		n = sg_vm_read(t, a, buf + got, chunk);
 		if (n < 0) {
 			if (errno == EFAULT)
@@ -491,11 +529,31 @@ int sg_target_fd_table(struct sg_target *t, const struct stat *dir)
 	return 0;
 }
 
-/* The caller's working directory (per thread: CLONE_FS may differ). */
+/*
+ * The caller's working directory (per thread: CLONE_FS may differ).
+ *
+ * For a write intent, which is only judged, a kept task keeps it open:
+ * opening /proc/TID/cwd is most of such a call's own work.  It is valid
+ * until the step's next chdir or fchdir, which the filter sends here first
+ * (cwd_gen).  A stale one can only be wrong for the log, never for the
+ * filter (Landlock decides underneath), and intent.c judges again with a
+ * fresh one before it refuses anything (sg_target.cwd_kept), so it never
+ * makes a refusal.
+ */
 int sg_target_cwd(struct sg_target *t)
 {
+	struct sg_task *e = t->task;
 	int fd, r;
 
+	if (t->light && e && e->cwd >= 0 && e->cwd_gen == t->s->cwd_gen) {
+		fd = fcntl(e->cwd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return sg_failed(t, errno);
+		/* Kept from an earlier call, not opened for this one. */
+		if (!t->cwd_fresh)
+			t->cwd_kept = true;
+		return fd;
+	}
 	fd = openat(t->proc, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return sg_failed(t, errno);
@@ -503,6 +561,14 @@ int sg_target_cwd(struct sg_target *t)
 	if (r < 0) {
 		close(fd);
 		return r;
+	}
+	t->cwd_fresh = true;
+	if (t->light && e) {
+		/* Kept for the next write intent; not keeping it only costs time. */
+		if (e->cwd >= 0)
+			close(e->cwd);
+		e->cwd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		e->cwd_gen = t->s->cwd_gen;
 	}
 	return fd;
 }

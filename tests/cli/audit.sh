@@ -69,6 +69,26 @@ cat build.log test.log >both.log
 # A JSON-level escape can carry raw control bytes; they must not reach the terminal.
 rec '{"event":"denial","step":"evil","pid":1,"comm":"x\u001b[2Jy","op":"open","path":"/tmp/\u001b]0;owned\u0007","decision":"denied"}' >ctl.log
 : >empty.log
+# npm in six processes: the text lists four pids and counts the rest.
+for pid in 4242 4250 4242 4251 4252 4253 4254; do
+	rec '{"event":"denial","step":"build","run":"123","pid":'$pid',"comm":"npm","op":"open","path":"/home/u/.npmrc","decision":"denied"}'
+done >npm.log
+# What the backends could not see: build's end record counts 52 denials
+# and the log holds 12, 3 were lost, 2 eBPF checks skipped; test was
+# killed (no end record); lint recorded nothing and lost 5.
+{
+	rec '{"event":"start","step":"build","run":"123","pid":100,"backend":"bpf-fmod"}'
+	for i in $(seq 12); do
+		rec '{"event":"denial","step":"build","run":"123","pid":'$((4000 + i))',"comm":"cc","op":"open","path":"/x/'$i'","decision":"denied"}'
+	done
+	rec '{"event":"end","step":"build","run":"123","pid":100,"status":0,"exit":71,"denials":52,"lost":3,"recursion_misses":2,"backend":"bpf-fmod"}'
+	rec '{"event":"start","step":"test","run":"124","pid":200,"backend":"bpf-lsm"}'
+	rec '{"event":"denial","step":"test","run":"124","pid":201,"op":"open","path":"/tmp/x","decision":"denied"}'
+} >gaps.log
+{
+	rec '{"event":"start","step":"lint","run":"125","pid":300,"backend":"bpf-lsm"}'
+	rec '{"event":"end","step":"lint","run":"125","pid":300,"status":0,"exit":0,"denials":0,"lost":5,"backend":"bpf-lsm"}'
+} >lost.log
 
 # --- the text summary ------------------------------------------------------
 expect 0 'stepguard audit: 9 records in 2 files; 5 denials (1 audited) in 2 steps' text-header -- \
@@ -77,7 +97,7 @@ expect 0 'build: 1 run; ended: status 0 (1)' text-step-outcome -- "$SG" audit bo
 expect 0 'test: 1 run; ended: signal 9 (1)' text-step-signal -- "$SG" audit both.log
 expect 0 'lost: 2 (the log misses them); backends: bpf-fmod' text-lost-backend -- "$SG" audit both.log
 expect 0 '         2  open' text-by-operation -- "$SG" audit both.log
-expect 0 '         2  touch' text-by-process -- "$SG" audit both.log
+expect 0 '         2  touch (pid 101)' text-by-process -- "$SG" audit both.log
 expect 0 '         1  pid 201  (1 audited)' text-process-pid-without-comm -- "$SG" audit both.log
 expect 0 '         2  /home/u' text-by-prefix -- "$SG" audit both.log
 expect 0 '/tmp/a\xff\x0ab  (denied unlink, step build)' text-escapes-kept -- "$SG" audit both.log
@@ -89,6 +109,50 @@ expect 0 '0 records in 1 file' empty-stdin -- "$SG" audit </dev/null
 expect 0 '4 denials (0 audited)' stdin-dash -- "$SG" audit - <build.log
 expect 0 '5 denials (1 audited)' stdin-dash-and-file -- "$SG" audit - test.log <build.log
 expect 0 'usage: stepguard audit' help -- "$SG" audit --help
+expect 0 '         7  npm (pid 4242, 4250, 4251, 4252, +2 more)' text-process-pids-bounded -- \
+	"$SG" audit npm.log
+expect 0 '::error title=stepguard denied open::/home/u/.npmrc (step build, npm pid 4242 and 5 other processes, 7 times)' \
+	github-process-count -- "$SG" audit --github npm.log
+
+# --- what the backends could not see: said in every form ----------------
+expect 0 'step build (run 123): 40 refusals not in this log (the end records count 52, the log holds 12)' \
+	text-missing -- "$SG" audit gaps.log
+expect 0 'step build (run 123): 3 refusals could not be logged (ring buffer full)' text-lost-line -- \
+	"$SG" audit gaps.log
+expect 0 'step build (run 123): the kernel skipped the eBPF filter 2 times (fmod_ret recursion)' \
+	text-skipped -- "$SG" audit gaps.log
+expect 0 'step test (run 124): no end record (stepguard was killed, or the log is cut): its denials may be incomplete (the log holds 1)' \
+	text-unfinished -- "$SG" audit gaps.log
+expect 0 'incomplete: 43 refusals not in this log (40 missing from the file, 3 lost in a full ring buffer)' \
+	text-incomplete-header -- "$SG" audit gaps.log
+expect 0 'No denials recorded, but 5 were lost (see Incomplete above).' text-none-but-lost -- \
+	"$SG" audit lost.log
+refute 'No denials.' text-never-no-denials-over-a-loss -- "$SG" audit lost.log
+out=$("$SG" audit --github gaps.log lost.log 2>&1)
+for want in \
+	'::warning title=stepguard missing records::step build (run 123): 40 refusals not in this log (the end records count 52, the log holds 12)' \
+	'::warning title=stepguard lost events::step build (run 123): 3 refusals could not be logged (ring buffer full)' \
+	'::warning title=stepguard skipped checks::step build (run 123): the kernel skipped the eBPF filter 2 times (fmod_ret recursion): those calls were neither checked nor logged' \
+	'::warning title=stepguard unfinished run::step test (run 124): no end record (stepguard was killed, or the log is cut): its denials may be incomplete (the log holds 1)' \
+	'::warning title=stepguard lost events::step lint (run 125): 5 refusals could not be logged (ring buffer full)'; do
+	grep -qxF -- "$want" <<<"$out" && ok || ko "github-gap: $want not in: $out"
+done
+if "$SG" audit --json gaps.log lost.log >gaps.json 2>err.txt &&
+	python3 - gaps.json <<'EOF'; then ok; else ko "json-gaps: document does not match"; cat err.txt; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert (d["missing"], d["lost"], d["recursion_misses"], d["unfinished"]) == (40, 8, 2, 1), d
+inc = {(r["step"], r["run"]): r for r in d["incomplete"]}
+assert list(inc) == [("build", "123"), ("test", "124"), ("lint", "125")], inc
+b = inc[("build", "123")]
+assert (b["count"], b["end_denials"], b["missing"], b["lost"], b["recursion_misses"]) == (12, 52, 40, 3, 2), b
+assert inc[("test", "124")]["unfinished"] == 1 and inc[("test", "124")]["end_denials"] is None, inc
+s = {x["step"]: x for x in d["steps"]}
+assert s["build"]["missing"] == 40 and s["build"]["recursion_misses"] == 2, s
+EOF
+GITHUB_STEP_SUMMARY=$T/gaps.md "$SG" audit --github gaps.log >/dev/null 2>&1
+grep -qxF -- '- step `build` (run `123`): 40 refusals not in this log (the end records count 52, the log holds 12)' \
+	gaps.md && ok || ko "summary-gaps: $(cat gaps.md)"
 
 # never a raw control byte on the terminal
 out=$("$SG" audit ctl.log 2>&1)
@@ -128,6 +192,10 @@ assert d["operations"][0] == {"op": "open", "count": 2, "denied": 2, "audited": 
 assert d["paths"][0]["path"] == "/home/u/.bashrc" and d["paths"][0]["count"] == 2, d
 assert any(p["path"] == "/tmp/a\\xff\\x0ab" for p in d["paths"]), d["paths"]
 assert d["prefix_depth"] == 2 and d["unparsable"] == 0 and d["problems"] == [], d
+procs = {p["process"]: p for p in d["processes"]}
+assert procs["touch"]["comm"] == "touch" and procs["touch"]["pids"] == [101], procs
+assert procs["pid 201"]["comm"] is None and procs["pid 201"]["pids"] == [201], procs
+assert d["paths"][0]["comm"] == "touch" and d["paths"][0]["processes"] == 1, d["paths"][0]
 EOF
 
 # --- --github: annotations and the job summary --------------------------------
@@ -136,13 +204,13 @@ before=$(cat summary.md)
 out=$(GITHUB_STEP_SUMMARY=$T/summary.md "$SG" audit --github both.log 2>&1)
 rc=$?
 [ "$rc" = 0 ] && ok || ko "github: status $rc"
-grep -qxF '::error title=stepguard denied open::/home/u/.bashrc (step build, pid 101, 2 times)' \
+grep -qxF '::error title=stepguard denied open::/home/u/.bashrc (step build, touch pid 101, 2 times)' \
 	<<<"$out" && ok || ko "github-error: $out"
-grep -qxF '::error title=stepguard denied rename::/w/x -> /etc/x (step build, pid 103)' \
+grep -qxF '::error title=stepguard denied rename::/w/x -> /etc/x (step build, mv pid 103)' \
 	<<<"$out" && ok || ko "github-rename: $out"
 grep -qxF '::warning title=stepguard audited chmod::/etc/passwd (step test, pid 201)' \
 	<<<"$out" && ok || ko "github-audited: $out"
-grep -qF '::warning title=stepguard lost events::step build: 2 denial events' \
+grep -qxF '::warning title=stepguard lost events::step build (run r1): 2 refusals could not be logged (ring buffer full)' \
 	<<<"$out" && ok || ko "github-lost: $out"
 # appended, never truncated: the earlier content is still first
 [ "$(head -c ${#before} summary.md)" = "$before" ] && ok || ko "summary-truncated: $(cat summary.md)"

@@ -77,8 +77,10 @@ TESTS=(
 	"backend-landlock-off|backend unavailable|landlock_create_ruleset answers EOPNOTSUPP / ENOSYS (seccomp stand-in for lsm= without landlock): 71"
 	"backend-supervisor-unavailable|backend unavailable|kernel too old for the supervisor (setarch --uname-2.6): 71 unless accept-gaps"
 	"backend-supervisor-no-proc|backend unavailable|no /proc for the supervisor: it fails before the step's exec returns, 71, not run"
-	"sigkill-stepguard|stepguard killed with SIGKILL|SIGKILL stepguard mid-step: the step goes on confined, supervised calls fail closed (ENOSYS)"
+	"sigkill-stepguard|stepguard killed with SIGKILL|SIGKILL stepguard mid-step: the step goes on confined, supervised calls and write intents fail closed (ENOSYS)"
 	"step-killed|the step killed|SIGKILL the step: stepguard exits 137 and logs it; the step's orphan stays confined"
+	"supervisor-stalled|slow log|stepguard stopped (as when its log write blocks) while the step's writes are routed to it: they wait, none lands unjudged; after SIGCONT inside lands, outside refused and logged"
+	"log-full|full log|the log's file system is full: every refusal still refused, stepguard says how many records were lost, even with -q; the step's status is kept"
 	"sigterm-ignored|step ignores SIGTERM|SIGTERM to stepguard is forwarded; the step ignores it and stays confined and supervised; no escalation"
 	"rlimit-nproc|step exhausts pids|RLIMIT_NPROC: stepguard cannot fork (71); a step that forks to the limit is still confined"
 	"rlimit-as|step exhausts memory|RLIMIT_AS: a step that allocates to the limit is still confined and supervised"
@@ -161,28 +163,49 @@ S=$BASE/bin
 PROBE_SH='echo ran > "$1/ran"; echo pwn > "$2/pwn"; chmod 600 "$2/.profile"'
 
 # after.sh HOME: wait for ./go, then try the writes a step does after its
-# guard is gone, each result to ./rep (the cwd is the work dir).
+# guard is gone, each result to descriptor 3 (./rep) and the errors to 4
+# (./err), both opened while the guard lived: with the supervisor gone
+# every open that writes fails (ENOSYS), so a report opened afterwards
+# could not be written.
 cat >"$S/after.sh" <<'EOF'
 i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
-chmod 640 in.txt 2>>err; echo "chmod-in $?" >>rep
-chmod 600 "$1/.profile" 2>>err; echo "chmod-out $?" >>rep
-echo pwn > "$1/pwn" 2>>err; echo "write-out $?" >>rep
-echo inside > after.txt; echo "write-in $?" >>rep
-echo done >>rep
+chmod 640 in.txt 2>&4; echo "chmod-in $?" >&3
+chmod 600 "$1/.profile" 2>&4; echo "chmod-out $?" >&3
+echo pwn 2>&4 > "$1/pwn"; echo "write-out $?" >&3
+echo inside 2>&4 > after.txt; echo "write-in $?" >&3
+read -r _ <in.txt 2>&4; echo "read-in $?" >&3
+echo done >&3
 EOF
 # killguard.sh HOME: a supervised call while stepguard lives, then after.sh
 cat >"$S/killguard.sh" <<'EOF'
 chmod 600 in.txt 2>>err; echo "before-chmod-in $?" >>rep
+echo inside > before.txt; echo "before-write-in $?" >>rep
 echo started > started
-exec /bin/sh "${0%/*}/after.sh" "$1"
+exec /bin/sh "${0%/*}/after.sh" "$1" 3>>rep 4>>err
 EOF
 # stepkill.sh HOME: leave an orphan that runs after.sh, then wait to be killed
 cat >"$S/stepkill.sh" <<'EOF'
-setsid /bin/sh "${0%/*}/after.sh" "$1" </dev/null >/dev/null 2>&1 &
+setsid /bin/sh "${0%/*}/after.sh" "$1" </dev/null >/dev/null 2>&1 3>>rep 4>>err &
 echo $! > orphan.pid
 echo $$ > step.pid
 echo started > started
 exec sleep 30
+EOF
+# stalled.sh HOME: once ./go exists, a write outside and one inside, then exit 0
+cat >"$S/stalled.sh" <<'EOF'
+echo started > started
+i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i + 1)); done
+echo pwn 2>>err > "$1/pwn"; echo "write-out $?" >>rep
+echo inside > during.txt; echo "write-in $?" >>rep
+echo done >>rep
+EOF
+# fulllog.sh HOME: three refused writes outside, one inside, exit 0
+cat >"$S/fulllog.sh" <<'EOF'
+mkdir "$1/d" 2>>err; echo "mkdir-out $?" >>rep
+echo pwn 2>>err > "$1/pwn"; echo "write-out $?" >>rep
+ln -s x "$1/l" 2>>err; echo "symlink-out $?" >>rep
+echo inside > in2.txt; echo "write-in $?" >>rep
+exit 0
 EOF
 # sigterm.sh HOME: record SIGTERM, ignore it, go on confined, exit 7 at ./go
 cat >"$S/sigterm.sh" <<'EOF'
@@ -909,15 +932,19 @@ t_sigkill_stepguard() {
 	need "chmod outside after the kill was not refused" rep_has "$W/rep" '^chmod-out [1-9]'
 	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
 	need "a write outside after the kill landed" absent "$H/pwn"
-	need "the write inside after the kill did not land (Landlock must stay, not everything break)" present "$W/after.txt"
+	need "the write inside before the kill did not land" present "$W/before.txt"
+	need "the write inside after the kill was not refused" rep_has "$W/rep" '^write-in [1-9]'
+	need "the write inside after the kill landed (its open is routed to the gone supervisor)" absent "$W/after.txt"
+	need "the write inside was not refused ENOSYS (no listener: fail closed)" rep_has "$W/err" 'after\.txt.*Function not implemented'
+	need "a read inside after the kill failed (only what the supervisor judged must fail)" rep_has "$W/rep" '^read-in 0$'
 	need "the log has no start record" rep_has "$L/log.json" '"event":"start"'
 	need "the log has an end record from a killed stepguard" eval '! rep_has "$L/log.json" "\"event\":\"end\""'
 	# counterpart: unconfined, the same step changes ~/.profile and writes ~/pwn
-	rm -f "$W"/{rep,err,after.txt}
+	rm -f "$W"/{rep,err,after.txt,before.txt}
 	chmod 644 "$W/in.txt"
 	unconf /bin/sh "$S/killguard.sh" "$H"
 	need "counterpart: unconfined, the writes outside did not land (the test cannot tell)" present "$H/pwn"
-	verdict "stepguard SIGKILLed mid-step (137): the step goes on under Landlock (inside writes land, outside refused) and every supervised call, inside too, fails with ENOSYS; start record, no end record"
+	verdict "stepguard SIGKILLed mid-step (137): the step goes on under Landlock and every supervised call, write intents inside included, fails with ENOSYS (reads work, nothing lands outside); start record, no end record"
 }
 
 t_step_killed() {
@@ -941,9 +968,67 @@ t_step_killed() {
 	need "the orphan's chmod outside was not refused" rep_has "$W/rep" '^chmod-out [1-9]'
 	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
 	need "the orphan's write outside landed" absent "$H/pwn"
-	need "the orphan's write inside did not land" present "$W/after.txt"
+	need "the orphan's write inside landed (routed to the gone supervisor: ENOSYS)" absent "$W/after.txt"
+	need "the orphan's write inside was not refused" rep_has "$W/rep" '^write-in [1-9]'
 	[ -n "$opid" ] && kill -KILL "$opid" 2>/dev/null
-	verdict "the step SIGKILLed: stepguard exits 137 at once, end record signal 9; its orphan stays confined (outside refused, supervised calls ENOSYS)"
+	verdict "the step SIGKILLed: stepguard exits 137 at once, end record signal 9; its orphan stays confined (outside refused, supervised calls and write intents ENOSYS)"
+}
+
+# A stalled supervisor: what a log write that blocks (a slow or hung file
+# system) does to it.  The step's routed calls wait for an answer; none
+# may run unjudged meanwhile.  The window is an observation only: a write
+# that landed while stepguard was stopped fails it, whatever the timing.
+t_supervisor_stalled() {
+	fresh "$TU"
+	bg_sg --filter landlock -w "$W" --log "$L/log.json" -- /bin/sh "$S/stalled.sh" "$H"
+	wait_for '[ -e "$W/started" ]' || ERRS+=("the step did not start")
+	kill -STOP "$BGPID"
+	touch "$W/go"
+	sleep 1
+	need "a write outside landed while stepguard was stopped" absent "$H/pwn"
+	need "a write inside landed while stepguard was stopped (unjudged)" absent "$W/during.txt"
+	need "the step went on while stepguard was stopped" eval '! rep_has "$W/rep" "^done$"'
+	kill -CONT "$BGPID"
+	{ wait "$BGPID"; } 2>/dev/null
+	RC=$?
+	need "exit status $RC, expected the step's 0" rc_is 0
+	need "the write inside did not land once stepguard went on" present "$W/during.txt"
+	need "the write outside was not refused" rep_has "$W/rep" '^write-out [1-9]'
+	need "a write outside landed" absent "$H/pwn"
+	need "the refused write outside has no record" rep_has "$L/log.json" '"event":"denial".*"op":"create","path":"[^"]*/home/pwn"'
+	unconf /bin/sh -c 'touch go; exec /bin/sh "$1" "$2"' sh "$S/stalled.sh" "$H"
+	need "counterpart: unconfined, the write outside did not land (the test cannot tell)" present "$H/pwn"
+	verdict "stepguard stopped mid-step (a stalled log): the step's routed writes wait, none lands unjudged; after SIGCONT the inside write lands and the outside one is refused and logged"
+}
+
+# A log on a full file system: the refusals stand, and the lost records
+# are said on stderr (with -q too: it is the failure the log exists for).
+t_log_full() {
+	[ "$MYUID" = 0 ] || { skip "needs root: a full file system for the log is a tmpfs mounted in a mount namespace"; return; }
+	unshare -m --propagation private true 2>/dev/null ||
+		{ skip "cannot make a mount namespace here (unshare -m)"; return; }
+	fresh "$TU"
+	pre_for "$TU"
+	stepenv
+	{ (cd "$W" && exec unshare -m --propagation private /bin/sh -c '
+		mount -t tmpfs -o size=64k,mode=0777 sg-full "$1" || exit 90
+		dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null
+		shift
+		exec "$@"' sh "$L" "${PRE[@]}" "${ENVI[@]}" timeout -k 2 30 "$SGU" -q --filter landlock \
+		-w "$W" --log "$L/log.json" -- /bin/sh "$S/fulllog.sh" "$H") </dev/null; } >"$OUT" 2>&1
+	RC=$?
+	[ "$RC" = 90 ] && { skip "cannot mount a tmpfs here"; return; }
+	need "exit status $RC, expected the step's 0" rc_is 0
+	need "the step did not run" rep_has "$W/rep" '^write-in 0$'
+	need "a refused write was not refused" eval '! rep_has "$W/rep" "out 0$"'
+	need "a write outside landed" absent "$H/pwn"
+	need "a mkdir outside landed" absent "$H/d"
+	need "the write inside did not land" present "$W/in2.txt"
+	need "stepguard did not say the records were lost" out_has "stepguard: 3 of 3 refusal records could not be written to $L/log.json: No space left on device"
+	need "stepguard did not say the end record was lost" out_has "stepguard: the end record could not be written to $L/log.json"
+	unconf /bin/sh "$S/fulllog.sh" "$H"
+	need "counterpart: unconfined, the write outside did not land (the test cannot tell)" present "$H/pwn"
+	verdict "the log's file system full: the three refusals stand, stepguard says 3 of 3 records and the end record were lost (with -q), exit status is the step's"
 }
 
 t_sigterm_ignored() {
