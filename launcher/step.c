@@ -383,7 +383,6 @@ int sg_step_run(const struct sg_plan *s)
 			if (code == 0)
 				code = SG_EXIT_CONFINE;
 		}
-		print_summary(&st, code, end.lost);
 
 		json_object_object_add(rec, "pid", json_object_new_int64(st.pid));
 		if (WIFEXITED(status))
@@ -406,6 +405,8 @@ int sg_step_run(const struct sg_plan *s)
 		if (r < 0)
 			fprintf(stderr, "stepguard: the end record could not be written to %s: %s\n",
 				st.log.path, strerror(-r));
+		/* Last, after every other line: what a reader of a failed step looks for. */
+		print_summary(&st, code, end.lost);
 	} else {
 		remove_tmpdir(s); /* the step never started: nothing of it to keep */
 	}
