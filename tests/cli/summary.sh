@@ -6,9 +6,10 @@
 #
 #   STEPGUARD=build/stepguard bash tests/cli/summary.sh
 #
-# The refused writes are ones the supervisor refuses and reports today
-# (touch -d: utimensat; chmod) on a file outside the roots that the
-# step's user owns, so only the write filter stands in the way:
+# The refused writes are ones the supervisor refuses and reports (touch
+# -d: its open for writing and utimensat; chmod) on a file outside the
+# roots that the step's user owns, so only the write filter stands in
+# the way:
 #
 #   1. a step that fails after them ends its stderr with the summary:
 #      the count, the directory, the ops and the --allow-write fix;
@@ -19,7 +20,9 @@
 #      and that key, written to a policy, lets the writes land;
 #   6. a step refused nothing says nothing, even with -v;
 #   7. as root, the step run as another user (--user sgtest, when there
-#      is one) gets the same summary: the supervisor runs as that user.
+#      is one) gets the same summary: the supervisor runs as that user;
+#   8. audit mode: the writes land, and a step that succeeds still ends
+#      with the summary, worded "would have been refused"; with -q, none.
 # Each case prints a marker before its attempt and checks the file's mode
 # and mtime after it: a refusal of a step that never ran proves nothing.
 #
@@ -53,7 +56,7 @@ fresh() { # the file, the step's user's, mode 644, with an mtime that touch -d @
 unchanged() { [ "$(stat -c '%a %Y' "$F")" = "$before" ]; }
 # The step: a marker, the two writes, then STATUS (its first argument).
 STEP='echo "marker: trying"; touch -d @0 "$1"; chmod 600 "$1"; exit "$2"'
-FIX="stepguard: 2 writes refused under $B/out (utimes, chmod); if this step should write there: --allow-write $B/out"
+FIX="stepguard: 3 writes refused under $B/out (open, utimes, chmod); if this step should write there: --allow-write $B/out"
 
 # ---- 1. a failing step ends with the summary ---------------------------------
 fresh
@@ -105,7 +108,7 @@ fi
 fresh
 "${E[@]}" "$SG" --filter landlock -w "$B/work" -s build -- sh -c "$STEP" sh "$F" 3 >"$B/o" 2>"$B/e"
 rc=$?
-want="stepguard: 2 writes refused under $B/out (utimes, chmod); if step build should write there: [step:build] write.out = $B/out (or --allow-write $B/out)"
+want="stepguard: 3 writes refused under $B/out (open, utimes, chmod); if step build should write there: [step:build] write.out = $B/out (or --allow-write $B/out)"
 if [ "$rc" = 3 ] && grep -qx 'marker: trying' "$B/o" && unchanged && [ "$(tail -n 1 "$B/e")" = "$want" ]; then
 	ok; else
 	bad "named step: status $rc, stderr: $(cat "$B/e")"
@@ -141,6 +144,23 @@ if [ "$(id -u)" = 0 ] && id sgtest >/dev/null 2>&1; then
 	fi
 else
 	echo "SKIP summary as another user: needs root and the user sgtest"
+fi
+
+# ---- 8. audit mode: the writes land, and the summary says what would have been refused
+fresh
+"${E[@]}" "$SG" --mode audit --filter landlock -w "$B/work" -- sh -c "$STEP" sh "$F" 0 >"$B/o" 2>"$B/e"
+rc=$?
+want="stepguard: 3 writes would have been refused under $B/out (open, utimes, chmod); if this step should write there: --allow-write $B/out"
+if [ "$rc" = 0 ] && grep -qx 'marker: trying' "$B/o" && [ "$(stat -c '%a %Y' "$F")" = "600 0" ] &&
+	grep -q "^stepguard: audited chmod $F " "$B/e" && [ "$(tail -n 1 "$B/e")" = "$want" ]; then ok; else
+	bad "audit mode: status $rc, mode and mtime $(stat -c '%a %Y' "$F") (want 600 0), stderr: $(cat "$B/e")"
+fi
+fresh
+"${E[@]}" "$SG" -q --mode audit --filter landlock -w "$B/work" -- sh -c "$STEP" sh "$F" 0 >"$B/o" 2>"$B/e"
+rc=$?
+if [ "$rc" = 0 ] && grep -qx 'marker: trying' "$B/o" && [ "$(stat -c '%a %Y' "$F")" = "600 0" ] &&
+	! grep -q '^stepguard:' "$B/e"; then ok; else
+	bad "audit mode with -q: status $rc, mode and mtime $(stat -c '%a %Y' "$F"), stderr: $(cat "$B/e")"
 fi
 
 echo "summary: $n passed, $fail failed"
