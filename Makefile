@@ -76,7 +76,7 @@ AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audi
 SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
 	selftest/area.c selftest/modelcli.c selftest/stubapi.c
 LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c launcher/execs.c launcher/tmpdir.c \
-	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c
+	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c launcher/summary.c
 LAUNCHER_MAIN := launcher/main.c
 RULES         := $(sort $(wildcard rules.d/*.ini))
 
@@ -101,7 +101,7 @@ ALL_OBJS      := $(LAUNCHER_OBJS) $(SELFTEST_OBJS) $(AUDIT_OBJS) $(CONFINE_OBJS)
 
 UNIT_TESTS := test_policy test_expand test_ruling test_options test_default_policy \
 	test_policy_load test_landlock test_seccomp test_log test_supervisor test_audit test_execs \
-	test_tmpdir
+	test_tmpdir test_summary
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .DEFAULT_GOAL := all
@@ -176,6 +176,7 @@ TEST_LINK_test_log             := $(call objs,confine/user.c) $(POLICY_OBJS)
 TEST_LINK_test_audit           := $(AUDIT_OBJS) $(POLICY_OBJS)
 TEST_LINK_test_execs           := $(call objs,launcher/execs.c launcher/roots.c) $(POLICY_OBJS)
 TEST_LINK_test_tmpdir          := $(call objs,launcher/tmpdir.c) $(POLICY_OBJS)
+TEST_LINK_test_summary         := $(call objs,launcher/summary.c) $(LIB_OBJS)
 
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $$(TEST_LINK_test_$$*)

@@ -124,6 +124,24 @@ static int add(struct sg_roots *r, const char *given, bool optional, const char 
 	return 0;
 }
 
+const char *sg_roots_home(char *const envp[], char buf[PATH_MAX])
+{
+	const char *home_env = sg_env_get(envp, "HOME");
+	struct passwd *pw;
+
+	/*
+	 * The home directory is what the refusal in add() protects, so an
+	 * unset HOME (env -i) must not switch the check off: fall back to the
+	 * password database's home of the user the step runs as.
+	 */
+	if (home_env && *home_env && realpath(home_env, buf))
+		return buf;
+	pw = getpwuid(geteuid());
+	if (pw && pw->pw_dir && *pw->pw_dir && realpath(pw->pw_dir, buf))
+		return buf;
+	return NULL;
+}
+
 int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 		     const struct sg_options *o, char *const envp[], struct sg_roots *out,
 		     struct sg_error *err)
@@ -131,24 +149,11 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 	const struct sg_write **writes = NULL;
 	const char *home_env = sg_env_get(envp, "HOME");
 	char home_buf[PATH_MAX], cwd[PATH_MAX];
-	const char *home = NULL;
+	const char *home = sg_roots_home(envp, home_buf);
 	struct sg_expand_vars vars;
 	int n, r;
 
 	memset(out, 0, sizeof(*out));
-	/*
-	 * The home directory is what the refusal below protects, so an unset
-	 * HOME (env -i) must not switch the check off: fall back to the
-	 * password database's home of the user the step runs as.
-	 */
-	if (home_env && *home_env && realpath(home_env, home_buf)) {
-		home = home_buf;
-	} else {
-		struct passwd *pw = getpwuid(geteuid());
-
-		if (pw && pw->pw_dir && *pw->pw_dir && realpath(pw->pw_dir, home_buf))
-			home = home_buf;
-	}
 
 	if (!o->workdir && !getcwd(cwd, sizeof(cwd))) {
 		err->file[0] = '\0';

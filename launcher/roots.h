@@ -10,6 +10,7 @@
 #ifndef STEPGUARD_ROOTS_H
 #define STEPGUARD_ROOTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,6 +28,14 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 		     const struct sg_options *o, char *const envp[], struct sg_roots *out,
 		     struct sg_error *err);
 void sg_roots_free(struct sg_roots *r);
+
+/*
+ * The home directory no root may contain, resolved into BUF: $HOME of
+ * ENVP, else the password database's home of the effective user.  NULL
+ * when neither resolves.  sg_roots_resolve() refuses by it, and the
+ * summary at the end of a step (launcher/summary.h) never suggests it.
+ */
+const char *sg_roots_home(char *const envp[], char buf[PATH_MAX]);
 
 /*
  * Add a directory stepguard made itself (the step's temporary

@@ -11,7 +11,9 @@
  *      the supervisor in this process acts for the step);
  *   4. fork; the child confines itself and execs (confine/, run.c);
  *   5. hand every refusal to the log and forward signals until the step
- *      exits; log the end.
+ *      exits; log the end;
+ *   6. say what the refusals add up to (launcher/summary.h), last, so a
+ *      failing step's log ends with the likely reason and its fix.
  * Which backend runs is confine/'s business: nothing here asks.
  */
 #include "launcher/step.h"
@@ -28,7 +30,9 @@
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "launcher/roots.h"
 #include "launcher/run.h"
+#include "launcher/summary.h"
 #include "policy/expand.h"
 #include "policy/ruling.h"
 
@@ -42,6 +46,8 @@ struct run_state {
 	unsigned long denials;
 	unsigned long unlogged;   /* records the log refused (full disk, quota) */
 	int log_err;              /* the last such error, -errno */
+	struct sg_summary *sum;   /* from the first refusal on, unless -q */
+	bool sum_failed;          /* out of memory for it: no summary, nothing else lost */
 	pid_t pid;
 };
 
@@ -104,6 +110,18 @@ static void denial(const struct sg_denial *d, void *ctx)
 		st->unlogged++;
 		st->log_err = r;
 	}
+	/*
+	 * Made at the first refusal, so a step that is refused nothing pays
+	 * nothing for it.  With the home the roots were checked against: the
+	 * fix never names it.
+	 */
+	if (!st->sum && !st->sum_failed && !st->s->o->quiet) {
+		char home[PATH_MAX];
+
+		st->sum = sg_summary_new(sg_roots_home(st->s->env, home));
+		st->sum_failed = !st->sum;
+	}
+	sg_summary_add(st->sum, d);
 	if (!st->s->o->quiet)
 		sg_denial_print(stderr, d);
 }
@@ -226,6 +244,34 @@ static void start_line(const struct run_state *st)
 			if (s->roots.v[i].fd >= 0)
 				fprintf(stderr, "stepguard:   writable: %s (%s)\n",
 					s->roots.v[i].path, s->roots.v[i].what);
+}
+
+/*
+ * The summary, when it is wanted (sg_summary_wanted()).  The fix names
+ * the step's policy key when the step has a name; the labels the policy
+ * has already are passed so that the suggestion never reuses one (a
+ * [step:NAME] write.LABEL replaces the [writes] entry of that label).
+ */
+static void print_summary(const struct run_state *st, int code, unsigned long long lost)
+{
+	const struct sg_plan *s = st->s;
+	const struct sg_writes *w[2] = { &s->policy.writes, s->step ? &s->step->writes : NULL };
+	const char **labels;
+	size_t n = 0;
+
+	if (s->o->quiet || !sg_summary_wanted(st->sum, code != 0, s->o->verbose > 0))
+		return;
+	labels = calloc(s->policy.writes.n + (w[1] ? w[1]->n : 0) + 1, sizeof(*labels));
+	if (!labels) {
+		fprintf(stderr, "stepguard: out of memory for the summary of the refusals\n");
+		return;
+	}
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; w[k] && i < w[k]->n; i++)
+			labels[n++] = w[k]->v[i].label;
+	sg_summary_print(st->sum, stderr,
+			 &(struct sg_summary_fix){ s->o->step, labels, n, lost });
+	free(labels);
 }
 
 /*
@@ -359,10 +405,13 @@ int sg_step_run(const struct sg_plan *s)
 		if (r < 0)
 			fprintf(stderr, "stepguard: the end record could not be written to %s: %s\n",
 				st.log.path, strerror(-r));
+		/* Last, after every other line: what a reader of a failed step looks for. */
+		print_summary(&st, code, end.lost);
 	} else {
 		remove_tmpdir(s); /* the step never started: nothing of it to keep */
 	}
 out:
+	sg_summary_free(st.sum);
 	sg_confine_free(st.conf);
 	sg_log_close(&st.log);
 	return code;

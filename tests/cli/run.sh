@@ -345,5 +345,13 @@ case $? in
 *) fail=$((fail + 1)); echo "FAIL landlock-log: see above" ;;
 esac
 
+# a failing step ends with the summary of its refusals and their fix (issue 15)
+STEPGUARD=$SG bash "$here/summary.sh"
+case $? in
+0) pass=$((pass + 1)) ;;
+77) ;; # skipped, and said why; never counted as passed
+*) fail=$((fail + 1)); echo "FAIL summary: see above" ;;
+esac
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
