@@ -117,7 +117,7 @@ SG=$BASE/stepguard
 # Run under stepguard as: step.py IDX OWN FOREIGN1 FOREIGN2 OUTSIDE GO ROUNDS.
 # Each attempt is one system call, reported as "RESULT WHAT PATH ERRNO".
 # Under landlock+supervisor, per round and per target:
-#   create  new file     open(O_WRONLY|O_CREAT|O_EXCL)  Landlock EACCES, no record
+#   create  new file     open(O_WRONLY|O_CREAT|O_EXCL)  supervisor EACCES (a write intent), record create
 #   chmod   the victim   fchmodat                       supervisor EPERM, record chmod
 #   utime   the victim   utimensat                      supervisor EPERM, record utimes
 #   truncate the victim  truncate(2)                    supervisor EACCES, record truncate
@@ -310,9 +310,9 @@ FIELDS = {
     "denial": {"event_time": str, "pid": int, "uid": int, "comm": str, "op": str, "path": str,
                "decision": str, "reason": str, "errno": int, "backend": str},
     "end": {"pid": int, "status": int, "exit": int, "denials": int, "lost": int,
-            "tmpdir_removed": bool, "backend": str, "policy_digest": str},
+            "unlogged": int, "tmpdir_removed": bool, "backend": str, "policy_digest": str},
 }
-ERRNO = {"chmod": 1, "utimes": 1, "truncate": 13}
+ERRNO = {"chmod": 1, "utimes": 1, "truncate": 13, "create": 13}
 RESULT_ERRNO = {"create": 13, "chmod": 1, "utime": 1, "truncate": 13, "otrunc": 13}
 
 def expected_denials(p, i, n, rounds):
@@ -321,6 +321,8 @@ def expected_denials(p, i, n, rounds):
     targets = [os.path.join(p, name(j), "victim") for j in foreign(i, n)]
     targets.append(p + "/outside/target")
     for t in targets:
+        for r in range(rounds):
+            exp[("create", "%s/from-%d-%d" % (os.path.dirname(t), i, r))] += 1
         exp[("chmod", t)] += rounds
         exp[("utimes", t)] += rounds
         exp[("truncate", t)] += 2 * rounds  # truncate(2) and O_RDONLY|O_TRUNC
@@ -447,6 +449,7 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
             (end["status"] == 0 and end["exit"] == 0, "end status %r exit %r" % (end["status"], end["exit"])),
             (end["denials"] == len(dens), "end denials %r, %d denial records" % (end["denials"], len(dens))),
             (end["lost"] == 0, "end lost %r" % end["lost"]),
+            (end["unlogged"] == 0, "end unlogged %r" % end["unlogged"]),
             (end["backend"] == start["backend"], "end backend %r" % end["backend"]),
             (end["policy_digest"] == start["policy_digest"], "end policy_digest differs"),
             # Each step's own temporary directory: one of its roots, removed at the end.
@@ -468,7 +471,7 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
                     or r["errno"] != ERRNO.get(r["op"]) or r["reason"] != "outside" \
                     or not TIME.match(r["event_time"]):
                 bad("step %s: denial %r" % (s, r))
-            if r["path"].endswith("/outside/target"):
+            if os.path.basename(os.path.dirname(r["path"])) == "outside":
                 if r["pid"] != start["pid"]:
                     bad("step %s: outside denial from pid %r, not the step's %r" % (s, r["pid"], start["pid"]))
             else:
@@ -525,7 +528,8 @@ def check(p, n, rounds, uid, sg, step_python, step_py, verbose):
             if diff:
                 bad("audit: step %s: %s" % (s, diff))
         ops = {o["op"]: o["count"] for o in doc.get("operations", [])}
-        want_ops = {"chmod": 3 * rounds * n, "utimes": 3 * rounds * n, "truncate": 6 * rounds * n}
+        want_ops = {"chmod": 3 * rounds * n, "utimes": 3 * rounds * n, "truncate": 6 * rounds * n,
+                    "create": 3 * rounds * n}
         if ops != want_ops:
             bad("audit: operations %s, expected %s" % (ops, want_ops))
         paths = collections.Counter()

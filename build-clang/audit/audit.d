@@ -1,0 +1,3 @@
+build-clang/audit/audit.o: audit/audit.c audit/audit.h
+
+audit/audit.h:

@@ -1,0 +1,3 @@
+build-clang/audit/report.o: audit/report.c audit/audit.h
+
+audit/audit.h:

@@ -1,0 +1,3 @@
+build-clang/audit/strings.o: audit/strings.c audit/audit.h
+
+audit/audit.h:

@@ -1,0 +1,3 @@
+build-clang/lib/env.o: lib/env.c lib/env.h
+
+lib/env.h:

@@ -1,0 +1,3 @@
+build-clang/lib/error.o: lib/error.c lib/error.h
+
+lib/error.h:
