@@ -50,8 +50,8 @@ int sg_denial_log(struct sg_log *l, const struct sg_denial *d)
 
 void sg_denial_print(FILE *f, const struct sg_denial *d)
 {
-	size_t n = d->path ? d->path_len : 0;
-	char raw[512], esc[1024];
+	size_t n = d->path ? d->path_len : 0, n2 = d->path2 ? d->path2_len : 0;
+	char raw[512], esc[1024], raw2[512], esc2[1024];
 
 	/* A person's line: the path's start is enough, escaped as in the log. */
 	if (n > sizeof(raw) - 1)
@@ -59,7 +59,14 @@ void sg_denial_print(FILE *f, const struct sg_denial *d)
 	memcpy(raw, d->path ? d->path : "", n);
 	raw[n] = '\0';
 	sg_escape_bytes(raw, esc, sizeof(esc));
-	fprintf(f, "stepguard: %s %s %s%s (pid %lld, %s)\n",
+	/* A rename's new name, a link's new link: "OLD -> NEW". */
+	if (n2 > sizeof(raw2) - 1)
+		n2 = sizeof(raw2) - 1;
+	memcpy(raw2, d->path2 ? d->path2 : "", n2);
+	raw2[n2] = '\0';
+	sg_escape_bytes(raw2, esc2, sizeof(esc2));
+	fprintf(f, "stepguard: %s %s %s%s%s%s (pid %lld, %s)\n",
 		d->decision == SG_DECISION_AUDITED ? "audited" : "refused", sg_op_name(d->op), esc,
-		d->truncated ? " (path truncated)" : "", d->pid, sg_reason_name(d->reason));
+		n2 ? " -> " : "", esc2, d->truncated ? " (path truncated)" : "", d->pid,
+		sg_reason_name(d->reason));
 }
