@@ -629,6 +629,12 @@ int sg_confine_started(struct sg_confine *c)
 	r = sg_supervisor_new(&c->sup, fd, c->roots, c->n_roots);
 	if (r == 0 && c->audit)
 		sg_supervisor_set_audit(c->sup);
+	/*
+	 * ABI 1 refuses every cross-directory rename and link: record them
+	 * (not in audit mode, where Landlock handles no right at all).
+	 */
+	if (r == 0 && !c->audit && (c->ll.denied_fs & LANDLOCK_ACCESS_FS_REFER))
+		sg_supervisor_set_no_refer(c->sup);
 	if (r == 0 && c->execs)
 		r = sg_supervisor_set_execs(c->sup, c->execs->v, c->execs->n);
 	/*

@@ -74,6 +74,8 @@ static unsigned sup_reason(int why)
 		return SG_WHY_FAILED;
 	case SG_SUP_NOT_ALLOWED:
 		return SG_WHY_NOT_ALLOWED;
+	case SG_SUP_ABI:
+		return SG_WHY_LANDLOCK_ABI;
 	default:
 		return SG_WHY_NONE;
 	}

@@ -63,6 +63,7 @@ enum sg_ev_reason {
 	SG_WHY_FOREIGN,    /* the step changed its credentials, root or mount namespace */
 	SG_WHY_FAILED,     /* the supervisor could not read the step's state or act */
 	SG_WHY_NOT_ALLOWED, /* exec: the file is not on the ruling step's exec allow-list */
+	SG_WHY_LANDLOCK_ABI, /* Landlock ABI 1: a rename or link across directories, even inside */
 	SG_WHY__MAX,
 };
 
@@ -112,6 +113,7 @@ static inline const char *sg_reason_name(unsigned reason)
 	case SG_WHY_FOREIGN: return "foreign";
 	case SG_WHY_FAILED: return "supervisor-failed";
 	case SG_WHY_NOT_ALLOWED: return "not-allowed";
+	case SG_WHY_LANDLOCK_ABI: return "landlock-abi";
 	default: return "unknown";
 	}
 }

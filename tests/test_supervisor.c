@@ -220,6 +220,8 @@ static const char *const *g_execs;
 static size_t g_n_execs;
 /* Set by the audit test: the supervisor records and lets everything through. */
 static bool g_audit;
+/* Set by the ABI 1 test: renames and links across directories are refused. */
+static bool g_no_refer;
 
 /* What the launcher's child does, in its order. */
 static int child_confine(int sock, const struct sg_seccomp_opts *filter)
@@ -328,6 +330,8 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 		r = sg_supervisor_new(&s, lfd, roots, n);
 		if (r == 0 && g_audit)
 			sg_supervisor_set_audit(s);
+		if (r == 0 && g_no_refer)
+			sg_supervisor_set_no_refer(s);
 	}
 	if (r == 0 && g_execs) {
 		struct sg_root x[4];
@@ -2885,6 +2889,48 @@ static void test_supervisor_intents_follow_chdir(void **state)
 	run_done(&run);
 }
 
+
+static void probe_no_refer(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, rename("work/a", "work/sub/a"));  /* 0: across directories: EXDEV, recorded */
+	rec(r, link("work/b", "work/sub/b"));    /* 1: likewise */
+	rec(r, rename("work/b", "work/c"));      /* 2: in one directory: continued */
+	rec(r, rename("out/f", "out/g"));        /* 3: outside: EACCES, reason outside */
+}
+
+/*
+ * Landlock ABI 1 refuses a file changing directory even inside the roots;
+ * the supervisor says so with a record (reason landlock-abi) instead of
+ * letting it continue into a refusal nobody sees.  A rename within one
+ * directory is continued as on every ABI.
+ */
+static void test_supervisor_abi1_refer_refused_and_recorded(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const ops[] = { "rename", "link", "rename" };
+	static const char *const paths[] = { "work/a", "work/b", "out/f" };
+	static const int results[] = { -EXDEV, -EXDEV, -EACCES };
+	struct run run;
+
+	intent_setup(fx);
+	put_file(fx, "work/b", "inside\n", 0644);
+	g_no_refer = true;
+	run_supervised(fx, probe_no_refer, &run);
+	g_no_refer = false;
+	step_is(&run, 0, EXDEV, "rename across directories");
+	step_is(&run, 1, EXDEV, "link across directories");
+	step_is(&run, 2, 0, "rename in one directory");
+	step_is(&run, 3, EACCES, "rename outside");
+	events_are(fx, &run, 3, ops, paths, results);
+	assert_int_equal(run.ev[0].why, SG_SUP_ABI);
+	assert_int_equal(run.ev[1].why, SG_SUP_ABI);
+	assert_int_equal(run.ev[2].why, SG_SUP_OUTSIDE);
+	assert_int_equal(faccessat(fx->bfd, "work/sub/a", F_OK, 0), -1);
+	assert_int_equal(faccessat(fx->bfd, "work/c", F_OK, 0), 0);
+	run_done(&run);
+}
+
 #define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 /* ---- exec: a ruling step --------------------------------------------- */
@@ -2954,6 +3000,7 @@ int main(void)
 		FX_TEST(test_supervisor_read_opens_not_notified),
 		FX_TEST(test_supervisor_audit_mode),
 		FX_TEST(test_supervisor_intents_follow_chdir),
+		FX_TEST(test_supervisor_abi1_refer_refused_and_recorded),
 		FX_TEST(test_supervisor_threads_and_children),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),

@@ -176,8 +176,8 @@ static bool sg_kernel_first(int fd)
  * follows the step's own root, decides), nor when the kernel would answer
  * first.
  */
-static int sg_refuse_intent(struct sg_intent *in, int err, int fd, int fd2,
-			    struct sg_sup_event *ev, struct sg_reply *rep)
+static int sg_refuse_why(struct sg_intent *in, int err, int why, int fd, int fd2,
+			 struct sg_sup_event *ev, struct sg_reply *rep)
 {
 	const struct sg_supervisor *s = in->t->s;
 	struct sg_view view;
@@ -202,7 +202,7 @@ static int sg_refuse_intent(struct sg_intent *in, int err, int fd, int fd2,
 	snprintf(ev->op, sizeof(ev->op), "%s", sg_op_name(in->op));
 	ev->pid = in->t->creds.tgid;
 	ev->result = -err;
-	ev->why = SG_SUP_OUTSIDE;
+	ev->why = why;
 	sg_describe(&in->obj, in->path, ev->path, sizeof(ev->path), &ev->path_truncated);
 	if (in->has2)
 		sg_describe(&in->obj2, in->path2, ev->path2, sizeof(ev->path2),
@@ -210,6 +210,21 @@ static int sg_refuse_intent(struct sg_intent *in, int err, int fd, int fd2,
 	rep->cont = false;
 	rep->error = err;
 	return 1;
+}
+
+static int sg_refuse_intent(struct sg_intent *in, int err, int fd, int fd2,
+			    struct sg_sup_event *ev, struct sg_reply *rep)
+{
+	return sg_refuse_why(in, err, SG_SUP_OUTSIDE, fd, fd2, ev, rep);
+}
+
+/* Two directories, by identity. */
+static bool sg_same_dir(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 /* Read path number IDX of the call and resolve it from DIRFD. */
@@ -431,7 +446,8 @@ static int sg_intent_move(struct sg_intent *in, struct sg_sup_event *ev, struct 
 
 		if (a < 0 || b < 0)
 			return sg_unjudged(in, a < 0 ? a : b, rep);
-		if (a == 1 && b == 1)
+		/* Landlock ABI 1 refuses across directories: judged below. */
+		if (a == 1 && b == 1 && (!s->no_refer || sg_same_dir(in->obj.parent, in->obj2.parent)))
 			return sg_continue(rep);
 		sg_obj_close(&in->obj);
 		sg_obj_init(&in->obj);
@@ -467,6 +483,13 @@ static int sg_intent_move(struct sg_intent *in, struct sg_sup_event *ev, struct 
 	if (!old_in)
 		return sg_refuse_intent(in, link ? EXDEV : EACCES, in->obj2.parent,
 					link ? -1 : in->obj.parent, ev, rep);
+	/*
+	 * Both inside, but Landlock ABI 1 cannot grant REFER: it refuses a
+	 * file changing directory with EXDEV wherever it is (tools such as
+	 * mv then copy).  Said with a record rather than left unrecorded.
+	 */
+	if (s->no_refer && in->obj.parent >= 0 && !sg_same_dir(in->obj.parent, in->obj2.parent))
+		return sg_refuse_why(in, EXDEV, SG_SUP_ABI, in->obj2.parent, -1, ev, rep);
 	return sg_continue(rep);
 }
 

@@ -179,6 +179,7 @@ struct sg_supervisor {
 	 * continued; what would have been refused is recorded as audited.
 	 */
 	bool audit;
+	bool no_refer;         /* Landlock ABI 1: renames and links across directories refused */
 	struct sg_task tasks[SG_TASKS];
 	char *status_buf;      /* SG_STATUS_MAX + 1 bytes: one task's status */
 	struct sg_name_hint *hint;

@@ -813,3 +813,9 @@ void sg_supervisor_set_audit(struct sg_supervisor *s)
 	if (s)
 		s->audit = true;
 }
+
+void sg_supervisor_set_no_refer(struct sg_supervisor *s)
+{
+	if (s)
+		s->no_refer = true;
+}

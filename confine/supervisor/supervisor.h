@@ -67,6 +67,8 @@ enum sg_sup_why {
 	SG_SUP_FAILED,       /* the supervisor could not read the step's state
 	                      * or act (fail closed) */
 	SG_SUP_NOT_ALLOWED,  /* exec: the file is not on the ruling step's allow-list */
+	SG_SUP_ABI,          /* Landlock ABI 1 refuses it even inside: a rename or
+	                      * link across directories (sg_supervisor_set_no_refer()) */
 };
 
 struct sg_sup_event {
@@ -130,6 +132,14 @@ int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs
  * not a boundary (docs/supervisor.md, "Audit mode").
  */
 void sg_supervisor_set_audit(struct sg_supervisor *s);
+
+/*
+ * Landlock ABI 1 (before 5.19) cannot grant REFER, so it refuses every
+ * rename and link across directories with EXDEV, inside the roots too:
+ * the supervisor then answers those itself, with a record (reason
+ * landlock-abi), instead of continuing them into an unrecorded refusal.
+ */
+void sg_supervisor_set_no_refer(struct sg_supervisor *s);
 
 /* Poll for POLLIN.  POLLHUP alone: no task is left under the filter. */
 int sg_supervisor_fd(const struct sg_supervisor *s);
