@@ -56,6 +56,7 @@ declare -A killer=(
 	[55-chdir-keeps-cwd]=test_supervisor
 	[56-link-refer-not-judged]=test_supervisor
 	[57-audit-mode-refuses]=test_supervisor
+	[58-abi1-refer-continued]=test_supervisor
 	[60-prebuilt-ignores-policy-deny]=test_seccomp
 	[61-prebuilt-without-supervisor-rules]=test_seccomp
 	[62-notify-gate-below-api-5]=test_seccomp
