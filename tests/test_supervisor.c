@@ -2869,20 +2869,26 @@ static void probe_intent_chdir(struct report *r, const struct fx *fx)
 	rec(r, mkdir("z", 0755));             /* 8: outside, out/z */
 	if (out >= 0)
 		close(out);
+	rec(r, chdir("../work/sub"));         /* 9: a directory beneath the root */
+	rec(r, mkdir("x2", 0755));            /* 10: inside, work/sub/x2 */
+	rec(r, mkdir("../../out/w", 0755));   /* 11: outside through "..", out/w */
+	rec(r, mkdir("../x3", 0755));         /* 12: inside through "..", work/x3 */
 }
 
 static void test_supervisor_intents_follow_chdir(void **state)
 {
 	struct fx *fx = *state;
-	static const char *const ops[] = { "mkdir", "mkdir" };
-	static const char *const paths[] = { "out/y", "out/z" };
-	static const int results[] = { -EACCES, -EACCES };
+	static const char *const ops[] = { "mkdir", "mkdir", "mkdir" };
+	static const char *const paths[] = { "out/y", "out/z", "out/w" };
+	static const int results[] = { -EACCES, -EACCES, -EACCES };
 	struct run run;
 
 	run_supervised(fx, probe_intent_chdir, &run);
-	for (int i = 0; i <= 8; i++)
-		step_is(&run, i, i == 4 || i == 8 ? EACCES : 0, "mkdir after chdir");
-	events_are(fx, &run, 2, ops, paths, results);
+	for (int i = 0; i <= 12; i++)
+		step_is(&run, i, i == 4 || i == 8 || i == 11 ? EACCES : 0, "mkdir after chdir");
+	events_are(fx, &run, 3, ops, paths, results);
+	assert_int_equal(faccessat(fx->bfd, "work/sub/x2", F_OK, 0), 0);
+	assert_int_equal(faccessat(fx->bfd, "work/x3", F_OK, 0), 0);
 	assert_int_equal(faccessat(fx->bfd, "work/y", F_OK, 0), 0);
 	assert_int_equal(faccessat(fx->bfd, "work/z", F_OK, 0), 0);
 	assert_int_equal(faccessat(fx->bfd, "out/y", F_OK, 0), -1);

@@ -133,6 +133,7 @@ struct sg_task {
 	 */
 	int cwd;
 	unsigned long cwd_gen;
+	bool cwd_beneath;      /* cwd is a directory root or beneath one, when opened */
 	unsigned long used;    /* the supervisor's count when last used */
 	struct sg_creds creds; /* as last read; groups from its status */
 };
@@ -207,6 +208,7 @@ struct sg_target {
 	int failed;            /* errno of our own failure to read its state */
 	bool cwd_kept;         /* a kept working directory was used (sg_target_cwd()) */
 	bool cwd_fresh;        /* the working directory was opened for this call */
+	bool cwd_beneath;      /* write intents: it is beneath a directory root */
 	struct sg_creds creds;
 };
 
@@ -250,6 +252,7 @@ struct sg_reply {
 #define SG_R_EXCL     (1u << 3) /* O_CREAT|O_EXCL: never follow a trailing symlink */
 #define SG_R_MKDIR    (1u << 4) /* with SG_R_CREATE: a directory, so "new/" is fine */
 #define SG_R_PARENT   (1u << 5) /* only the directory the last component is in */
+#define SG_R_START_BENEATH (1u << 6) /* the start is beneath a directory root (write intents) */
 
 /* "/proc/self/fd/N": how to act on an O_PATH descriptor by path. */
 #define SG_FD_PATH_MAX 32

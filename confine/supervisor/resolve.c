@@ -455,6 +455,13 @@ int sg_resolve_path(struct sg_target *t, int dirfd, const char *path,
 					  : sg_target_getfd(t, dirfd);
 		if (start < 0)
 			return start;
+		/*
+		 * A write intent's working directory known to be beneath a
+		 * root (target.c, sg_target_cwd()): resolve beneath it, as
+		 * from a root, instead of walking up on every call.
+		 */
+		if (dirfd == AT_FDCWD && t->light && t->cwd_beneath)
+			how |= SG_R_START_BENEATH;
 	}
 	return sg_resolve_from(t, start, buf, how, o, &links, 0);
 }
@@ -472,7 +479,7 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 
 	/* Tools work from the work directory: then no walk up is needed. */
 	if (start >= 0)
-		start_beneath = sg_is_dir_root_fd(t->s, start);
+		start_beneath = (how & SG_R_START_BENEATH) || sg_is_dir_root_fd(t->s, start);
 
 	for (;;) {
 		_cleanup_close_ int parent = -1;

@@ -552,6 +552,7 @@ int sg_target_cwd(struct sg_target *t)
 		/* Kept from an earlier call, not opened for this one. */
 		if (!t->cwd_fresh)
 			t->cwd_kept = true;
+		t->cwd_beneath = e->cwd_beneath;
 		return fd;
 	}
 	fd = openat(t->proc, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -563,12 +564,24 @@ int sg_target_cwd(struct sg_target *t)
 		return r;
 	}
 	t->cwd_fresh = true;
-	if (t->light && e) {
-		/* Kept for the next write intent; not keeping it only costs time. */
-		if (e->cwd >= 0)
-			close(e->cwd);
-		e->cwd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		e->cwd_gen = t->s->cwd_gen;
+	if (t->light) {
+		/*
+		 * Whether it lies beneath a root, walked up once here rather
+		 * than for every call from it: tools work from directories
+		 * inside the work dir (git from its work tree).  A directory
+		 * the step cannot move out of the roots stays beneath them
+		 * (Landlock refuses the rename), and a stale answer costs only
+		 * a record, as above.
+		 */
+		t->cwd_beneath = sg_dir_beneath(t->s, fd) > 0;
+		if (e) {
+			/* Kept for the next write intent; not keeping it only costs time. */
+			if (e->cwd >= 0)
+				close(e->cwd);
+			e->cwd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			e->cwd_gen = t->s->cwd_gen;
+			e->cwd_beneath = t->cwd_beneath;
+		}
 	}
 	return fd;
 }
