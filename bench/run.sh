@@ -21,7 +21,8 @@
 #      interleaved by bench/runner;
 #   2. syscalls inside a step: bench/sysbench bare and under stepguard,
 #      alternately (chmod and utimensat in the work dir among them: the
-#      supervisor's round trip);
+#      supervisor's round trip; and the write-intent calls of issue 15,
+#      create, unlink, write open, mkdir, rmdir, rename, one call each);
 #   3. a real build: a generated C project, make -j2, bare and confined,
 #      alternately, each from a clean output directory;
 #   4. a tree of about 9k entries (a copy of /usr/include): `cp -a` of it
@@ -52,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--quick) QUICK=1; shift ;;
 	--only) ONLY=${2:?--only needs a list}; shift 2 ;;
 	--out) OUT=${2:?--out needs a file}; shift 2 ;;
-	-h|--help) sed -n '4,38p' "$0"; exit 0 ;;
+	-h|--help) sed -n '4,39p' "$0"; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
 done
