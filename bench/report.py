@@ -3,7 +3,7 @@
 """report.py OUTDIR OUTFILE -- turn bench/run.sh's raw data into Markdown.
 
 Reads OUTDIR/meta.env, startup.tsv, syscalls.tsv, build.tsv, tree_cp.tsv,
-tree_tar.tsv and vm.tsv
+tree_tar.tsv, git.tsv and vm.tsv
 (bench/vm.sh: the eBPF backends inside QEMU; whichever exist), prints the
 tables and writes them into OUTFILE between the markers below, keeping the
 rest of the file (the hand-written analysis) as it is.
@@ -45,6 +45,7 @@ BUDGETS = [
     ("`rename` within the work dir, confined, per call (issue 15)", 8.0, "rename_in_us"),
     ("`cp -a` of a ~9k-entry tree into the work dir vs the same under bwrap (issues 14, 15)", 1.0, "tree_cp_bwrap"),
     ("`tar x` of a ~9k-entry tree into the work dir vs the same under bwrap (issues 14, 15)", 1.0, "tree_tar_bwrap"),
+    ("`git checkout` of a 12k-entry tree into a fresh clone in the work dir vs bare (issue 15)", 1.10, "git_bare"),
     ("eBPF warm start vs bare (VM)", 2.5, "vm_warm"),
     ("eBPF: unconfined process's syscalls with the programs attached (VM)", 1.02, "vm_attached"),
 ]
@@ -287,7 +288,59 @@ def tree(d, out, measured, meta):
         out.append("")
 
 
-# ---- 5. eBPF backends in the VM (bench/vm.sh, bench/vm-guest.sh) ----------
+# ---- 5. git checkout of a large tree ---------------------------------------
+
+
+def git(d, out, measured, meta):
+    rows = read_tsv(os.path.join(d, "git.tsv"))
+    if rows is None:
+        out.append("Not run (`--only` left it out).\n")
+        return
+    wall = defaultdict(dict)
+    cpu = defaultdict(dict)
+    for r, label, _b, mean, _mn, c in rows:
+        wall[int(r)][label] = int(mean)
+        cpu[int(r)][label] = int(c)
+    rounds = sorted(wall)
+    files, links, dirs = meta.get("GI_FILES", "?"), meta.get("GI_LINKS", "?"), meta.get("GI_DIRS", "?")
+    try:
+        mib = f"{int(meta['GI_BYTES']) / 2**20:.0f} MiB"
+        pack = f"{int(meta['GI_PACK_BYTES']) / 2**20:.0f} MiB"
+    except (KeyError, ValueError):
+        mib = pack = "?"
+    out.append(f"A generated tree (`bench/gentree.py`): {files} files ({mib}), {links} symlinks, "
+               f"{dirs} directories, one commit (tree {meta.get('GI_TREE', '?')[:12]}), one pack of {pack}; "
+               f"{meta.get('GIT_VERSION', 'git ?')}, no system or global configuration. Before every run "
+               "(untimed): `git clone -q --no-checkout --local` of it into the work directory. Timed: "
+               "`git -C W/git-co checkout -q -f HEAD`, which writes every entry, bare, under "
+               "`stepguard -q -w W --` and under `bwrap --ro-bind / / --bind W W --dev /dev --proc /proc`, "
+               "interleaved by `bench/runner`, one run of each per round; wall time from fork to wait4, "
+               "CPU user+sys of the whole tree (wait4: git, and stepguard's supervisor). The budget is "
+               "judged on the median of the per-round wall-time ratios.\n")
+    out.append("| figure | rounds | bare | stepguard | bwrap | stepguard/bare, median | min–max | "
+               "stepguard/bare, ratio of minima | stepguard/bwrap, median |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, by, unit in (("wall time (ms)", wall, 1e6), ("CPU time user+sys (ms)", cpu, 1e6)):
+        cells = []
+        for lab in ("bare", "stepguard", "bwrap"):
+            vals = [by[r][lab] for r in rounds if lab in by[r]]
+            cells.append(f"{statistics.median(vals) / unit:.0f}" if vals else "not run")
+        sb = summary([by[r]["stepguard"] / by[r]["bare"] for r in rounds
+                      if "stepguard" in by[r] and "bare" in by[r] and by[r]["bare"] > 0])
+        sw = summary([by[r]["stepguard"] / by[r]["bwrap"] for r in rounds
+                      if "stepguard" in by[r] and "bwrap" in by[r] and by[r]["bwrap"] > 0])
+        mins = {lab: min((by[r][lab] for r in rounds if lab in by[r]), default=0)
+                for lab in ("bare", "stepguard")}
+        rmin = f"{mins['stepguard'] / mins['bare']:.3f}×" if mins["bare"] else "—"
+        if by is wall:
+            measured["git_bare"] = sb
+        mb, rb = fmt_ratio(sb)
+        mw, _ = fmt_ratio(sw)
+        out.append(f"| {name}, median | {len(rounds)} | {' | '.join(cells)} | {mb} | {rb} | {rmin} | {mw} |")
+    out.append("")
+
+
+# ---- 6. eBPF backends in the VM (bench/vm.sh, bench/vm-guest.sh) ----------
 
 VM_BOOTS = [("bpf", "bpf-lsm"), ("nobpf", "bpf-fmod")]
 
@@ -343,7 +396,7 @@ def ratio_summary(rounds, num, den):
 def vm_budget_row(fig, shown, budget, m, quick):
     """m: {"vals": [(backend, value, note)], "missing": [backend], "what": str}"""
     if not m or not m["vals"]:
-        return f"| {fig} | {shown} | not measured (see section 5) | — |"
+        return f"| {fig} | {shown} | not measured (see section 6) | — |"
     text = ", ".join(f"{b} {v:.2f}×" + (f" ({n})" if n else "") for b, v, n in m["vals"])
     text += f"; {m['what']}"
     if m.get("noise"):
@@ -363,7 +416,7 @@ def vm_budget_row(fig, shown, budget, m, quick):
 
 def vm(d, out, measured):
     vmd = read_vm(d)
-    out.append("### 5. eBPF backends in the VM (QEMU TCG, software emulation: only ratios mean anything)\n")
+    out.append("### 6. eBPF backends in the VM (QEMU TCG, software emulation: only ratios mean anything)\n")
     if vmd is None:
         out.append("Not run (`--only` left it out).\n")
         return
@@ -592,6 +645,8 @@ def main():
     build(d, body, measured, meta)
     body.append("### 4. A tree of about 9k entries: `cp -a` and `tar x`\n")
     tree(d, body, measured, meta)
+    body.append("### 5. `git checkout` of a large tree\n")
+    git(d, body, measured, meta)
     vm(d, body, measured)
     out.append("### Budgets (issues 5, 14 and 15)\n")
     budgets(out, measured, quick)
