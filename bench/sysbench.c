@@ -5,8 +5,9 @@
  *
  *   sysbench [-n N] WORKDIR DEEPFILE
  *
- * For each operation: N/10 untimed iterations, then N timed ones between
- * two clock_gettime calls; prints "LABEL<TAB>NS_PER_OP" per operation.
+ * N is 10 to 10^8 (default 20000).  For each operation: N/10 untimed
+ * iterations, then N timed ones between two clock_gettime calls; prints
+ * "LABEL<TAB>NS_PER_OP" per operation.
  * bench/run.sh runs it bare and under stepguard, alternately, and divides.
  *
  *   open_ro_in     open(WORKDIR/ro, O_RDONLY) + close
@@ -277,12 +278,16 @@ int main(int argc, char **argv)
 {
 	long n = 20000;
 	int opt, fd;
+	char *end;
 
 	while ((opt = getopt(argc, argv, "n:")) != -1) {
-		if (opt == 'n')
-			n = atol(optarg);
-		else
+		if (opt != 'n')
 			return 2;
+		/* a typo must not become n = 0 or a run of a billion files */
+		errno = 0;
+		n = strtol(optarg, &end, 10);
+		if (errno || end == optarg || *end || n > 100000000)
+			n = 0;
 	}
 	if (argc - optind != 2 || n < 10) {
 		fprintf(stderr, "usage: sysbench [-n N] WORKDIR DEEPFILE\n");
