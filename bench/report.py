@@ -3,7 +3,7 @@
 """report.py OUTDIR OUTFILE -- turn bench/run.sh's raw data into Markdown.
 
 Reads OUTDIR/meta.env, startup.tsv, syscalls.tsv, build.tsv, tree_cp.tsv,
-tree_tar.tsv and vm.tsv
+tree_tar.tsv, git.tsv and vm.tsv
 (bench/vm.sh: the eBPF backends inside QEMU; whichever exist), prints the
 tables and writes them into OUTFILE between the markers below, keeping the
 rest of the file (the hand-written analysis) as it is.
@@ -30,10 +30,22 @@ BUDGETS = [
     ("read-only open+close inside a step, file six directories deep outside it", 1.05, "open_ro_deep"),
     ("write open + write + close inside the work dir", 1.10, "open_wr_in"),
     ("C build, ratio of minima", 1.01, "build_min"),
+    ("C build, CPU time (user+sys of the whole tree), ratio of minima (issue 15)", 1.02, "build_cpu_min"),
     ("`chmod` of a file in the work dir, confined, per call (issue 14)", 8.0, "chmod_in_us"),
     ("`utimensat` of a file in the work dir, confined, per call (issue 14)", 8.0, "utimensat_in_us"),
-    ("`cp -a` of a ~9k-entry tree into the work dir vs the same under bwrap (issue 14)", 1.0, "tree_cp_bwrap"),
-    ("`tar x` of a ~9k-entry tree into the work dir vs the same under bwrap (issue 14)", 1.0, "tree_tar_bwrap"),
+    ("create (open O_WRONLY\\|O_CREAT + close) of a new file in the work dir, confined, per call (issue 15)",
+     8.0, "create_in_us"),
+    ("`unlink` of a file in the work dir, confined, per call (issue 15)", 8.0, "unlink_in_us"),
+    ("create + unlink in the work dir, confined, per pair (issue 15: two calls)", 16.0, "create_unlink_pair_us"),
+    ("write open (O_WRONLY) + close of an existing file in the work dir, confined, per call (issue 15)",
+     8.0, "open_wo_in_us"),
+    ("`mkdir` in the work dir, confined, per call (issue 15)", 8.0, "mkdir_in_us"),
+    ("`rmdir` in the work dir, confined, per call (issue 15)", 8.0, "rmdir_in_us"),
+    ("mkdir + rmdir in the work dir, confined, per pair (issue 15: two calls)", 16.0, "mkdir_rmdir_pair_us"),
+    ("`rename` within the work dir, confined, per call (issue 15)", 8.0, "rename_in_us"),
+    ("`cp -a` of a ~9k-entry tree into the work dir vs the same under bwrap (issues 14, 15)", 1.0, "tree_cp_bwrap"),
+    ("`tar x` of a ~9k-entry tree into the work dir vs the same under bwrap (issues 14, 15)", 1.0, "tree_tar_bwrap"),
+    ("`git checkout` of a 12k-entry tree into a fresh clone in the work dir vs bare (issue 15)", 1.10, "git_bare"),
     ("eBPF warm start vs bare (VM)", 2.5, "vm_warm"),
     ("eBPF: unconfined process's syscalls with the programs attached (VM)", 1.02, "vm_attached"),
 ]
@@ -42,12 +54,26 @@ OPS = [
     ("open_ro_in", "read-only open+close, work dir"),
     ("open_ro_deep", "read-only open+close, 6 dirs deep outside"),
     ("open_wr_in", "O_CREAT\\|O_TRUNC open + 1-byte write + close, work dir"),
-    ("create_unlink", "create + close + unlink, work dir"),
-    ("rename_in", "rename within the work dir"),
+    ("create_unlink", "create (O_EXCL) + close + unlink of one name, in one loop, work dir"),
+    ("rename_in", "rename within the work dir (write intent)"),
     ("chmod_in", "chmod of a file in the work dir (supervised)"),
     ("utimensat_in", "utimensat (touch) of a file in the work dir (supervised)"),
+    ("create_in", "create: open O_WRONLY\\|O_CREAT + close of a new file, work dir (write intent)"),
+    ("unlink_in", "unlink of such a file, work dir (write intent)"),
+    ("create_unlink_pair", "create + unlink, per pair: the two rows above added"),
+    ("open_wo_in", "write open O_WRONLY + close of an existing file, work dir (write intent)"),
+    ("mkdir_in", "mkdir, work dir (write intent)"),
+    ("rmdir_in", "rmdir, work dir (write intent)"),
+    ("mkdir_rmdir_pair", "mkdir + rmdir, per pair: the two rows above added"),
     ("getppid", "getppid (seccomp alone)"),
 ]
+
+# Rows of OPS that sysbench does not print: the sum of two of its
+# per-call figures, taken in the same process and round.
+PAIRS = {
+    "create_unlink_pair": ("create_in", "unlink_in"),
+    "mkdir_rmdir_pair": ("mkdir_in", "rmdir_in"),
+}
 
 STARTUP_LABELS = {
     "bare": "`/bin/true`",
@@ -153,9 +179,16 @@ def syscalls(d, out, measured):
     for r, side, op, ns in rows:
         v[op][int(r)][side] = float(ns)
         rounds.add(int(r))
+    for pair, (a, b) in PAIRS.items():
+        for r in v.get(a, {}):
+            for side in ("bare", "stepguard"):
+                if side in v[a][r] and side in v.get(b, {}).get(r, {}):
+                    v[pair][r][side] = v[a][r][side] + v[b][r][side]
     out.append(f"{len(rounds)} rounds, bare and confined alternately "
                "(`stepguard -q -w W -- sysbench`); each figure is timed inside "
-               "the process over the whole loop, in ns per operation.\n")
+               "the process over the whole loop, in ns per operation; the rows "
+               "marked write intent are one call per operation, the calls issue 15 "
+               "routes to the supervisor on the Landlock backend.\n")
     out.append("| operation | bare (ns) | confined (ns) | ratio, median | min–max |")
     out.append("|---|---:|---:|---:|---:|")
     for op, desc in OPS:
@@ -196,6 +229,7 @@ def build(d, out, measured, meta):
     ws = summary([s / b for b, s in zip(bw, sw)])
     cs = summary([s / b for b, s in zip(bc, sc)])
     measured["build_min"] = (wmin, wmin, wmin)
+    measured["build_cpu_min"] = (cmin, cmin, cmin)
     out.append(f"{len(rounds)} rounds of `make -s -j2` over {meta.get('BU_FILES', '?')} generated "
                "C files (`bench/gen.sh`), bare then `stepguard -q -w W -- make -s -j2`, each "
                "from a clean output directory; CPU is user+sys of the whole tree (wait4).\n")
@@ -254,7 +288,59 @@ def tree(d, out, measured, meta):
         out.append("")
 
 
-# ---- 5. eBPF backends in the VM (bench/vm.sh, bench/vm-guest.sh) ----------
+# ---- 5. git checkout of a large tree ---------------------------------------
+
+
+def git(d, out, measured, meta):
+    rows = read_tsv(os.path.join(d, "git.tsv"))
+    if rows is None:
+        out.append("Not run (`--only` left it out).\n")
+        return
+    wall = defaultdict(dict)
+    cpu = defaultdict(dict)
+    for r, label, _b, mean, _mn, c in rows:
+        wall[int(r)][label] = int(mean)
+        cpu[int(r)][label] = int(c)
+    rounds = sorted(wall)
+    files, links, dirs = meta.get("GI_FILES", "?"), meta.get("GI_LINKS", "?"), meta.get("GI_DIRS", "?")
+    try:
+        mib = f"{int(meta['GI_BYTES']) / 2**20:.0f} MiB"
+        pack = f"{int(meta['GI_PACK_BYTES']) / 2**20:.0f} MiB"
+    except (KeyError, ValueError):
+        mib = pack = "?"
+    out.append(f"A generated tree (`bench/gentree.py`): {files} files ({mib}), {links} symlinks, "
+               f"{dirs} directories, one commit (tree {meta.get('GI_TREE', '?')[:12]}), one pack of {pack}; "
+               f"{meta.get('GIT_VERSION', 'git ?')}, no system or global configuration. Before every run "
+               "(untimed): `git clone -q --no-checkout --local` of it into the work directory. Timed: "
+               "`git -C W/git-co checkout -q -f HEAD`, which writes every entry, bare, under "
+               "`stepguard -q -w W --` and under `bwrap --ro-bind / / --bind W W --dev /dev --proc /proc`, "
+               "interleaved by `bench/runner`, one run of each per round; wall time from fork to wait4, "
+               "CPU user+sys of the whole tree (wait4: git, and stepguard's supervisor). The budget is "
+               "judged on the median of the per-round wall-time ratios.\n")
+    out.append("| figure | rounds | bare | stepguard | bwrap | stepguard/bare, median | min–max | "
+               "stepguard/bare, ratio of minima | stepguard/bwrap, median |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, by, unit in (("wall time (ms)", wall, 1e6), ("CPU time user+sys (ms)", cpu, 1e6)):
+        cells = []
+        for lab in ("bare", "stepguard", "bwrap"):
+            vals = [by[r][lab] for r in rounds if lab in by[r]]
+            cells.append(f"{statistics.median(vals) / unit:.0f}" if vals else "not run")
+        sb = summary([by[r]["stepguard"] / by[r]["bare"] for r in rounds
+                      if "stepguard" in by[r] and "bare" in by[r] and by[r]["bare"] > 0])
+        sw = summary([by[r]["stepguard"] / by[r]["bwrap"] for r in rounds
+                      if "stepguard" in by[r] and "bwrap" in by[r] and by[r]["bwrap"] > 0])
+        mins = {lab: min((by[r][lab] for r in rounds if lab in by[r]), default=0)
+                for lab in ("bare", "stepguard")}
+        rmin = f"{mins['stepguard'] / mins['bare']:.3f}×" if mins["bare"] else "—"
+        if by is wall:
+            measured["git_bare"] = sb
+        mb, rb = fmt_ratio(sb)
+        mw, _ = fmt_ratio(sw)
+        out.append(f"| {name}, median | {len(rounds)} | {' | '.join(cells)} | {mb} | {rb} | {rmin} | {mw} |")
+    out.append("")
+
+
+# ---- 6. eBPF backends in the VM (bench/vm.sh, bench/vm-guest.sh) ----------
 
 VM_BOOTS = [("bpf", "bpf-lsm"), ("nobpf", "bpf-fmod")]
 
@@ -310,7 +396,7 @@ def ratio_summary(rounds, num, den):
 def vm_budget_row(fig, shown, budget, m, quick):
     """m: {"vals": [(backend, value, note)], "missing": [backend], "what": str}"""
     if not m or not m["vals"]:
-        return f"| {fig} | {shown} | not measured (see section 5) | — |"
+        return f"| {fig} | {shown} | not measured (see section 6) | — |"
     text = ", ".join(f"{b} {v:.2f}×" + (f" ({n})" if n else "") for b, v, n in m["vals"])
     text += f"; {m['what']}"
     if m.get("noise"):
@@ -330,7 +416,7 @@ def vm_budget_row(fig, shown, budget, m, quick):
 
 def vm(d, out, measured):
     vmd = read_vm(d)
-    out.append("### 5. eBPF backends in the VM (QEMU TCG, software emulation: only ratios mean anything)\n")
+    out.append("### 6. eBPF backends in the VM (QEMU TCG, software emulation: only ratios mean anything)\n")
     if vmd is None:
         out.append("Not run (`--only` left it out).\n")
         return
@@ -517,7 +603,7 @@ def budgets(out, measured, quick):
         if s is None:
             out.append(f"| {fig} | {shown} | not measured | — |")
             continue
-        what = "ratio of minima" if key == "build_min" else "median"
+        what = "ratio of minima" if key in ("build_min", "build_cpu_min") else "median"
         if quick:
             verdict = "smoke run: not judged"
         else:
@@ -559,8 +645,10 @@ def main():
     build(d, body, measured, meta)
     body.append("### 4. A tree of about 9k entries: `cp -a` and `tar x`\n")
     tree(d, body, measured, meta)
+    body.append("### 5. `git checkout` of a large tree\n")
+    git(d, body, measured, meta)
     vm(d, body, measured)
-    out.append("### Budgets (issues 5 and 14)\n")
+    out.append("### Budgets (issues 5, 14 and 15)\n")
     budgets(out, measured, quick)
     out.extend(body)
     out.append(END)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# bench/vm-guest.sh — item 4 of `make bench`, the guest side: what the
+# bench/vm-guest.sh — item 6 of `make bench`, the guest side: what the
 # eBPF backends cost, measured inside a tests/vm VM (QEMU TCG), as root.
 # bench/vm.sh puts it in the initramfs as /test.sh, with bench/runner,
 # bench/sysbench, stepguard and /etc/sgbench.conf (the rounds), and boots

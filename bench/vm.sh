@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# bench/vm.sh — item 4 of `make bench`: the eBPF backends measured inside
+# bench/vm.sh — item 6 of `make bench`: the eBPF backends measured inside
 # the VMs of tests/vm (QEMU TCG: software emulation, so only ratios mean
 # anything).  bench/run.sh calls it; it also runs alone:
 #
