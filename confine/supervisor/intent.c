@@ -263,6 +263,22 @@ static int sg_dirfd(const struct sg_intent *in, int idx)
 	return idx >= 0 ? (int)in->arg[idx] : AT_FDCWD;
 }
 
+/*
+ * Fast answer for an open resolved with SG_R_STAT: true when it can
+ * continue without more (inside, or nothing Landlock would refuse), false
+ * when the full resolution must decide.
+ */
+static bool sg_open_inside(const struct sg_supervisor *s, const struct sg_obj *o,
+			   unsigned int how, bool writes)
+{
+	if (!o->exists)
+		return sg_parent_inside(s, o) != 0;
+	if ((how & SG_R_EXCL) || !writes || S_ISLNK(o->st.st_mode) || S_ISDIR(o->st.st_mode) ||
+	    S_ISSOCK(o->st.st_mode))
+		return true;
+	return o->beneath || sg_judge(s, o, false) != 0;
+}
+
 /* open, openat, creat: an open that writes, or creates. */
 static int sg_intent_open(struct sg_intent *in, struct sg_sup_event *ev, struct sg_reply *rep)
 {
@@ -298,8 +314,21 @@ static int sg_intent_open(struct sg_intent *in, struct sg_sup_event *ev, struct 
 		how |= SG_R_EXCL;
 	if (fl & O_NOFOLLOW)
 		how |= SG_R_NOFOLLOW;
-	r = sg_intent_resolve(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path, how,
-			      &in->obj);
+	/*
+	 * First the fast way: the last component by fstatat, without an
+	 * open (resolve.c, SG_R_STAT).  Enough to let an open inside
+	 * continue; anything else is judged again from a full resolution,
+	 * which gives the descriptors a refusal describes and checks.
+	 */
+	r = sg_intent_resolve(in, sg_dirfd(in, c->dirfd), in->arg[c->path], in->path,
+			      how | SG_R_STAT, &in->obj);
+	if (r < 0)
+		return sg_unjudged(in, r, rep);
+	if (sg_open_inside(s, &in->obj, how, writes))
+		return sg_continue(rep);
+	sg_obj_close(&in->obj);
+	sg_obj_init(&in->obj);
+	r = sg_resolve_path(in->t, sg_dirfd(in, c->dirfd), in->path, how, &in->obj);
 	if (r < 0)
 		return sg_unjudged(in, r, rep);
 

@@ -253,6 +253,7 @@ struct sg_reply {
 #define SG_R_MKDIR    (1u << 4) /* with SG_R_CREATE: a directory, so "new/" is fine */
 #define SG_R_PARENT   (1u << 5) /* only the directory the last component is in */
 #define SG_R_START_BENEATH (1u << 6) /* the start is beneath a directory root (write intents) */
+#define SG_R_STAT     (1u << 7) /* an existing last component by fstatat: o->fd stays -1 */
 
 /* "/proc/self/fd/N": how to act on an O_PATH descriptor by path. */
 #define SG_FD_PATH_MAX 32

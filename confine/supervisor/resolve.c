@@ -495,7 +495,13 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 		if (r < 0)
 			return r;
 		sg_split(buf, &dir, &last, &must_dir);
-		parent = sg_open_dir(t->s, start, start_beneath, dir, &beneath);
+		if (start >= 0 && dir[0] == '.' && dir[1] == '\0') {
+			/* "x" relative to the start: the start itself, handed over. */
+			parent = steal_fd(&start);
+			beneath = start_beneath;
+		} else {
+			parent = sg_open_dir(t->s, start, start_beneath, dir, &beneath);
+		}
 		if ((parent == -ELOOP || parent == -ENOENT) && !sg_dir_plain(dir))
 			goto walk;
 		if (parent < 0)
@@ -524,8 +530,30 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 			o->beneath = beneath;
 			return 0;
 		}
-		fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
-				RESOLVE_NO_MAGICLINKS);
+		/*
+		 * A write intent's fast look (intent.c): the last component by
+		 * fstatat, no descriptor (o->fd stays -1).  A link, followed
+		 * or magic, takes the full way below.
+		 */
+		fd = 0;
+		r = (how & SG_R_STAT) ? fstatat(parent, last, &st, AT_SYMLINK_NOFOLLOW) : -1;
+		if (r < 0 && (how & SG_R_STAT) && errno == ENOENT) {
+			fd = -ENOENT; /* a new name: no second lookup to say so */
+		} else if (r == 0 && !S_ISLNK(st.st_mode)) {
+			if (must_dir && !S_ISDIR(st.st_mode))
+				return -ENOTDIR;
+			if (strlen(last) >= sizeof(o->name))
+				return -ENAMETOOLONG;
+			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+			o->parent = steal_fd(&parent);
+			o->st = st;
+			o->exists = true;
+			o->beneath = beneath;
+			return 0;
+		}
+		if (fd == 0)
+			fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+					RESOLVE_NO_MAGICLINKS);
 		if (fd == -ENOENT && (how & SG_R_CREATE)) {
 			/* open("new/", O_CREAT) is EISDIR in the kernel too; mkdir("new/") is fine. */
 			if (must_dir && !(how & SG_R_MKDIR))
