@@ -1,3 +1,0 @@
-build-clang/audit/report.o: audit/report.c audit/audit.h
-
-audit/audit.h:

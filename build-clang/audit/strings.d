@@ -1,3 +1,0 @@
-build-clang/audit/strings.o: audit/strings.c audit/audit.h
-
-audit/audit.h:

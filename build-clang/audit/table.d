@@ -1,3 +1,0 @@
-build-clang/audit/table.o: audit/table.c audit/audit.h
-
-audit/audit.h:

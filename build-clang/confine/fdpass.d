@@ -1,3 +1,0 @@
-build-clang/confine/fdpass.o: confine/fdpass.c confine/fdpass.h
-
-confine/fdpass.h:

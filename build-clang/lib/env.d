@@ -1,3 +1,0 @@
-build-clang/lib/env.o: lib/env.c lib/env.h
-
-lib/env.h:

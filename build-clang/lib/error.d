@@ -1,3 +1,0 @@
-build-clang/lib/error.o: lib/error.c lib/error.h
-
-lib/error.h:

@@ -1,3 +1,0 @@
-build-clang/lib/opterr.o: lib/opterr.c lib/opterr.h
-
-lib/opterr.h:

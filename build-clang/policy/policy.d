@@ -1,8 +1,0 @@
-build-clang/policy/policy.o: policy/policy.c policy/policy.h lib/error.h \
-  policy/internal.h
-
-policy/policy.h:
-
-lib/error.h:
-
-policy/internal.h:

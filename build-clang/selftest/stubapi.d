@@ -1,3 +1,0 @@
-build-clang/selftest/stubapi.o: selftest/stubapi.c selftest/stubapi.h
-
-selftest/stubapi.h:
