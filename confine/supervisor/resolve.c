@@ -405,6 +405,22 @@ static int sg_walk_dir(struct sg_target *t, int *start, const char *dir, // NOLI
 }
 
 /* A directory part in which no link can be met. */
+/*
+ * An entry NAME of directory *PARENT (taken), not opened: the object of a
+ * creation, or of a write intent judged by its directory.  Not existing
+ * until the caller says so.
+ */
+static int sg_obj_entry(struct sg_obj *o, const char *name, int *parent, bool beneath)
+{
+	if (strlen(name) >= sizeof(o->name))
+		return -ENAMETOOLONG;
+	strcpy(o->name, name); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
+	o->parent = steal_fd(parent);
+	o->exists = false;
+	o->beneath = beneath;
+	return 0;
+}
+
 static bool sg_dir_plain(const char *dir)
 {
 	return strcmp(dir, ".") == 0 || strcmp(dir, "/") == 0;
@@ -522,13 +538,7 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 		 * whether it exists is not known.
 		 */
 		if (how & SG_R_PARENT) {
-			if (strlen(last) >= sizeof(o->name))
-				return -ENAMETOOLONG;
-			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
-			o->parent = steal_fd(&parent);
-			o->exists = false;
-			o->beneath = beneath;
-			return 0;
+			return sg_obj_entry(o, last, &parent, beneath);
 		}
 		/*
 		 * A write intent's fast look (intent.c): the last component by
@@ -542,14 +552,10 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 		} else if (r == 0 && !S_ISLNK(st.st_mode)) {
 			if (must_dir && !S_ISDIR(st.st_mode))
 				return -ENOTDIR;
-			if (strlen(last) >= sizeof(o->name))
-				return -ENAMETOOLONG;
-			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
-			o->parent = steal_fd(&parent);
+			r = sg_obj_entry(o, last, &parent, beneath);
 			o->st = st;
-			o->exists = true;
-			o->beneath = beneath;
-			return 0;
+			o->exists = r == 0;
+			return r;
 		}
 		if (fd == 0)
 			fd = sg_openat2(parent, last, O_PATH | O_NOFOLLOW | O_CLOEXEC,
@@ -558,13 +564,7 @@ static int sg_resolve_from(struct sg_target *t, int start_fd, char buf[PATH_MAX]
 			/* open("new/", O_CREAT) is EISDIR in the kernel too; mkdir("new/") is fine. */
 			if (must_dir && !(how & SG_R_MKDIR))
 				return -EISDIR;
-			if (strlen(last) >= sizeof(o->name))
-				return -ENAMETOOLONG;
-			strcpy(o->name, last); // NOLINT(clang-analyzer-security.insecureAPI.strcpy): length checked just above
-			o->parent = steal_fd(&parent);
-			o->exists = false;
-			o->beneath = beneath;
-			return 0;
+			return sg_obj_entry(o, last, &parent, beneath);
 		}
 		if (fd < 0)
 			return fd;

@@ -89,14 +89,30 @@ static int sg_add_open_rules(scmp_filter_ctx ctx)
 	 * The kernel reads the flags as an int; the mask lies in the low 32
 	 * bits, so junk above them changes nothing.
 	 */
-	static const uint64_t mask = O_ACCMODE | O_TRUNC | O_PATH;
-	static const uint64_t want[] = { O_TRUNC, O_TRUNC | O_ACCMODE };
+	/*
+	 * And the write intents (intent.c): an open that writes or may
+	 * create.  The supervisor only tells a refusal apart, to record it,
+	 * and lets the rest through to Landlock, which decides.  So these are
+	 * opens with access mode O_WRONLY or O_RDWR, or with O_CREAT, and
+	 * never O_PATH (the kernel then ignores every other flag).  O_TMPFILE
+	 * needs a writing access mode, so it is among them.  Read-only opens
+	 * without O_CREAT or O_TRUNC stay off the listener: they are most
+	 * opens.  Overlapping compares (O_RDONLY|O_CREAT|O_TRUNC) notify once.
+	 */
+	static const struct { uint64_t mask, want; } rules[] = {
+		{ O_ACCMODE | O_TRUNC | O_PATH, O_TRUNC },
+		{ O_ACCMODE | O_TRUNC | O_PATH, O_TRUNC | O_ACCMODE },
+		{ O_ACCMODE | O_PATH, O_WRONLY },
+		{ O_ACCMODE | O_PATH, O_RDWR },
+		{ O_CREAT | O_PATH, O_CREAT },
+	};
+	int nr = seccomp_syscall_resolve_name("open");
 	int r;
 
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		struct scmp_arg_cmp open_cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, mask, want[i]);
-		struct scmp_arg_cmp openat_cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, mask, want[i]);
-		int nr = seccomp_syscall_resolve_name("open");
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		struct scmp_arg_cmp open_cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, rules[i].mask, rules[i].want);
+		struct scmp_arg_cmp openat_cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, rules[i].mask,
+							 rules[i].want);
 
 		/* arm64 and the other generic-table arches have no open(2). */
 		if (nr >= 0) {
@@ -107,39 +123,6 @@ static int sg_add_open_rules(scmp_filter_ctx ctx)
 		r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &openat_cmp);
 		if (r < 0)
 			return r;
-	}
-	/*
-	 * Write intents (intent.c): an open that writes or may create.  The
-	 * supervisor only tells a refusal apart, to record it, and lets the
-	 * rest through to Landlock, which decides.  So these are opens with
-	 * access mode O_WRONLY or O_RDWR, or with O_CREAT, and never O_PATH
-	 * (the kernel then ignores every other flag).  O_TMPFILE needs a
-	 * writing access mode, so it is among them.  Read-only opens without
-	 * O_CREAT or O_TRUNC stay off the listener: they are most opens.
-	 */
-	{
-		static const struct { uint64_t mask, want; } intent[] = {
-			{ O_ACCMODE | O_PATH, O_WRONLY },
-			{ O_ACCMODE | O_PATH, O_RDWR },
-			{ O_CREAT | O_PATH, O_CREAT },
-		};
-
-		for (size_t i = 0; i < sizeof(intent) / sizeof(intent[0]); i++) {
-			struct scmp_arg_cmp open_cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, intent[i].mask,
-							       intent[i].want);
-			struct scmp_arg_cmp openat_cmp = SCMP_A2(SCMP_CMP_MASKED_EQ, intent[i].mask,
-								 intent[i].want);
-			int nr = seccomp_syscall_resolve_name("open");
-
-			if (nr >= 0) {
-				r = sg_rule(ctx, SCMP_ACT_NOTIFY, nr, 1, &open_cmp);
-				if (r < 0)
-					return r;
-			}
-			r = sg_rule(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1, &openat_cmp);
-			if (r < 0)
-				return r;
-		}
 	}
 	/*
 	 * An argument rule makes every openat run the filter instead of the
