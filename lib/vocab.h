@@ -38,7 +38,20 @@ enum sg_op {
 	SG_OP_FORK,        /* a confined task's child could not be marked: fork refused */
 	SG_OP_CHATTR,      /* inode flags by ioctl (chattr, xfs_io); arg = the command */
 	SG_OP_EXEC,        /* a ruling step executed a file not on its exec allow-list */
+	SG_OP_PROC,        /* guard: another process's /proc/PID entry; arg = target tgid << 32 */
+	SG_OP_CONNECT,     /* connect or send to a pathname UNIX socket outside the roots */
+	SG_OP_RECEIVE,     /* a descriptor that writes outside, received by SCM_RIGHTS */
+	SG_OP_SCHED,       /* guard: scheduling or limits of a process out of the scope;
+			    * arg = target tgid << 32 | what (enum sg_sched_what) */
 	SG_OP__MAX,
+};
+
+/* What SG_OP_SCHED tried, in the low bits of its arg. */
+enum sg_sched_what {
+	SG_SCHED_NICE = 1,      /* setpriority */
+	SG_SCHED_IOPRIO,        /* ioprio_set */
+	SG_SCHED_SCHEDULER,     /* sched_setscheduler, sched_setparam, sched_setattr, affinity */
+	SG_SCHED_RLIMIT,        /* prlimit64 setting another process's limit */
 };
 
 enum sg_decision {
@@ -94,6 +107,10 @@ static inline const char *sg_op_name(unsigned op)
 	case SG_OP_FORK: return "fork";
 	case SG_OP_CHATTR: return "chattr";
 	case SG_OP_EXEC: return "exec";
+	case SG_OP_PROC: return "proc";
+	case SG_OP_CONNECT: return "connect";
+	case SG_OP_RECEIVE: return "receive";
+	case SG_OP_SCHED: return "sched";
 	default: return "unknown";
 	}
 }
