@@ -65,10 +65,10 @@ LDFLAGS  += -Wl,-z,relro,-z,now $(SANFLAGS)
 # syscall or a launcher call creeping into policy/ fails their build.
 LIB_SRCS      := lib/error.c lib/strbuf.c lib/env.c lib/log.c lib/opterr.c lib/denial.c lib/root.c
 POLICY_SRCS   := policy/policy.c policy/scan.c policy/parse.c policy/words.c policy/dump.c \
-	policy/expand.c policy/gaps.c policy/ruling.c
+	policy/expand.c policy/gaps.c policy/caps.c policy/ruling.c
 CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/seccomp.c \
 	confine/seccomp_deny.c confine/seccomp_variant.c confine/seccomp_prebuilt.c confine/user.c \
-	confine/fdpass.c
+	confine/fdpass.c confine/caps.c
 SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/resolve.c confine/supervisor/ops.c confine/supervisor/exec.c \
 	confine/supervisor/calls.c confine/supervisor/intent.c

@@ -10,10 +10,14 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
+#include "confine/caps.h"
 #include "confine/fdpass.h"
 #include "confine/internal.h"
 
@@ -349,6 +353,54 @@ static struct sg_confine *confine_new(const struct sg_user *user)
 	return c;
 }
 
+#ifndef DEVPTS_SUPER_MAGIC
+#define DEVPTS_SUPER_MAGIC 0x1cd1
+#endif
+
+/* Is a writable root a devpts directory, where every pty of the user lives? */
+static bool roots_hold_ptys(const struct sg_roots *roots)
+{
+	for (size_t i = 0; i < roots->n; i++) {
+		struct statfs fs;
+		struct stat st;
+
+		if (roots->v[i].fd < 0)
+			continue;
+		if (fstat(roots->v[i].fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    fstatfs(roots->v[i].fd, &fs) == 0 && fs.f_type == DEVPTS_SUPER_MAGIC)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What reaching other processes leaves open, whatever the backend; each
+ * backend adds its own below.  Reported, never refusing the step: none
+ * writes a file outside the roots by itself (docs/threat-model.md).
+ */
+static void process_gaps(struct sg_confine *c, const struct sg_policy *p,
+			 const struct sg_roots *roots)
+{
+	c->drop_caps = p->dropped_caps;
+	c->root_step = !c->user->drop && geteuid() == 0;
+	c->core_dumps = p->core_dumps == SG_YES;
+	/*
+	 * A private IPC namespace takes CAP_SYS_ADMIN: root (the eBPF
+	 * backends always are) makes one for the step, whoever it runs as;
+	 * an unprivileged stepguard cannot, and says so.
+	 */
+	c->ipc_ns = sg_caps_have(CAP_SYS_ADMIN);
+	if (!c->ipc_ns)
+		c->gaps |= SG_GAP_IPC;
+	/*
+	 * /dev/pts as a root (the shipped [writes] dev-pts) makes every pty
+	 * of the user writable, and no backend can yet tell the step's own
+	 * from the others (docs/threat-model.md, "Other terminals").
+	 */
+	if (roots_hold_ptys(roots))
+		c->gaps |= SG_GAP_PTYS;
+}
+
 static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
 		   enum sg_mode mode, const struct sg_roots *roots, struct sg_error *err)
 {
@@ -360,6 +412,7 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	c->accepted = p->accepted_gaps;
 	memcpy(c->keep_fds, p->keep_fd_list, p->n_keep_fd_list * sizeof(int));
 	c->n_keep_fds = p->n_keep_fd_list;
+	process_gaps(c, p, roots);
 
 	switch (want) {
 	case SG_FILTER_BPF_LSM:
@@ -396,6 +449,12 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 		r = prepare_bpf_scoping(c, err);
 		if (r < 0)
 			return r;
+		/*
+		 * Other processes' /proc files, pathname sockets, and their
+		 * scheduling and limits: this build's programs do not judge
+		 * them yet (issue 16).
+		 */
+		c->gaps |= SG_GAP_PROC | SG_GAP_UNIX | SG_GAP_SCHED;
 		return make_seccomp(c, p, SG_SECCOMP_PLAIN, &sup, err);
 	}
 
@@ -410,6 +469,15 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	if (r < 0)
 		return r;
 	c->backend = SG_FILTER_LANDLOCK;
+	/*
+	 * Landlock's ptrace scoping keeps other processes' memory, environ
+	 * and maps out of reach (once a root step has lost CAP_SYS_ADMIN
+	 * and CAP_PERFMON, which let Linux 6.15 and later read them past the
+	 * hook), but /proc/PID/cmdline asks no permission at all.  Landlock
+	 * up to ABI 7 does not mediate pathname sockets, and nothing in it
+	 * covers scheduling and limits.
+	 */
+	c->gaps |= SG_GAP_PROC | SG_GAP_UNIX | SG_GAP_SCHED;
 
 	/*
 	 * The supervisor covers what Landlock does not mediate.  Its kernel
@@ -469,6 +537,7 @@ int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req
 	*out = NULL;
 	if (!c)
 		return sg_errorf(err, -ENOMEM, NULL, 0, "out of memory");
+	c->sockets = req->sockets;
 	r = prepare(c, req->policy, req->want, req->mode, req->roots, err);
 	if (r < 0) {
 		if (r == -ENOMEM && !err->msg[0])
@@ -482,13 +551,37 @@ int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req
 
 int sg_confine_become_user(struct sg_confine *c)
 {
+	int r;
+
+	/*
+	 * The IPC namespace first, while CAP_SYS_ADMIN is still there, and
+	 * here in the parent, so the child of either backend is born in it
+	 * (stepguard itself uses no System V IPC).  A kernel that refuses
+	 * (a container's seccomp profile) leaves the gap, said on the start
+	 * line that follows, rather than refusing a step that needs no IPC.
+	 */
+	if (c->ipc_ns && sg_caps_private_ipc() < 0) {
+		c->ipc_ns = false;
+		c->gaps |= SG_GAP_IPC;
+	}
+	if (sg_confine_is_bpf(c))
+		/*
+		 * eBPF: stay root, every capability kept, to read the
+		 * filter's events and remove the scope at the end; the child
+		 * drops both once marked (sg_confine_child()).
+		 */
+		return 0;
 	/*
 	 * Landlock: for good, before the fork: the supervisor in this
-	 * process acts for the step and must hold no more rights than it.
-	 * eBPF: stay root to read the filter's events and remove the scope
-	 * at the end; the child drops once marked (sg_confine_child()).
+	 * process acts for the step and must hold no more rights than it,
+	 * capabilities included (sg_creds_no_more_than() compares them), so
+	 * it gives up the same ones, before the user drop that needs
+	 * CAP_SETPCAP's help no more but would leave the bounding set whole.
 	 */
-	return sg_confine_is_bpf(c) ? 0 : sg_user_drop(c->user);
+	r = sg_caps_drop(c->drop_caps);
+	if (r < 0)
+		return r;
+	return sg_user_drop(c->user);
 }
 
 int sg_confine_child(void *ctx, const char **stage)
@@ -539,11 +632,31 @@ int sg_confine_child(void *ctx, const char **stage)
 		if (n != 1)
 			return n < 0 ? -errno : -ECANCELED;
 		/*
-		 * Only now become the step's user: the parent stays root to
-		 * read the filter's events and remove the scope at the end.
+		 * Only now give up capabilities and become the step's user:
+		 * the parent stays root to read the filter's events and
+		 * remove the scope at the end.  Capabilities first: dropping
+		 * the bounding set needs CAP_SETPCAP, which the user drop
+		 * takes away from a step that becomes someone else.
 		 */
+		*stage = "dropping capabilities";
+		r = sg_caps_drop(c->drop_caps);
+		if (r < 0)
+			return r;
 		*stage = "becoming the step's user";
 		r = sg_user_drop(c->user);
+		if (r < 0)
+			return r;
+	}
+
+	/*
+	 * No core dumps: where core_pattern is a pipe the kernel would run
+	 * its helper as root, outside every confinement, on the step's
+	 * memory.  After the user drop (a lower limit is always allowed),
+	 * before the filters, which do not care.
+	 */
+	if (!c->core_dumps) {
+		*stage = "RLIMIT_CORE";
+		r = sg_caps_no_core();
 		if (r < 0)
 			return r;
 	}

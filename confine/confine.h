@@ -46,6 +46,12 @@ struct sg_confine_req {
 	 * Kept, not copied: it must outlive the confinement.
 	 */
 	const struct sg_roots *execs;
+	/*
+	 * [sockets] allow, opened: the pathname UNIX sockets outside the
+	 * roots the step may connect or send to (entries with fd -1 allow
+	 * nothing).  Kept, not copied.  NULL: none.
+	 */
+	const struct sg_roots *sockets;
 };
 
 /*

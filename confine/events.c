@@ -263,6 +263,14 @@ void sg_confine_print_notes(const struct sg_confine *c, FILE *f)
 		fprintf(f, "stepguard: note: audit mode on Landlock is a roll-out aid, not a boundary: "
 			   "writes outside the roots land and are recorded as audited, and a step racing "
 			   "its own paths can make a record name another path than the one written\n");
+	if (c->root_step && c->drop_caps) {
+		char caps[512];
+
+		/* Said on every root start: a tool that fails for want of one is explained. */
+		fprintf(f, "stepguard: note: the step runs as root without %s "
+			   "([stepguard] keep-capabilities keeps named ones)\n",
+			sg_caps_str(c->drop_caps, caps, sizeof(caps)));
+	}
 	if (c->ll.denied_fs)
 		/* Over-blocking, not a hole: say it, so a failing rename is explained. */
 		fprintf(f, "stepguard: note: Landlock ABI 1 refuses renames and links across "
@@ -292,4 +300,14 @@ void sg_confine_start_record(const struct sg_confine *c, json_object *rec)
 	}
 	json_object_object_add(rec, "not_covered", gaps_json(c->gaps));
 	json_object_object_add(rec, "accepted_gaps", gaps_json(c->accepted & c->gaps));
+	/* A root step's missing capabilities, by name: what it could not do is explained. */
+	if (c->root_step) {
+		json_object *caps = json_object_new_array();
+
+		for (unsigned cap = 0; cap <= sg_cap_last(); cap++)
+			if (c->drop_caps & (UINT64_C(1) << cap))
+				json_object_array_add(caps, json_object_new_string(sg_cap_name(cap)));
+		json_object_object_add(rec, "dropped_capabilities", caps);
+	}
+	json_object_object_add(rec, "core_dumps", json_object_new_boolean(c->core_dumps));
 }

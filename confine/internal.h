@@ -34,6 +34,11 @@ struct sg_confine {
 	char why[1024];          /* for fallbacks: why a backend was skipped */
 	const struct sg_user *user;
 	const struct sg_roots *execs; /* a ruling step's exec allow-list; NULL: unrestricted */
+	const struct sg_roots *sockets; /* [sockets] allow, resolved; NULL: none */
+	uint64_t drop_caps;      /* what the step runs without (policy dropped_caps) */
+	bool root_step;          /* the step runs as uid 0: drop_caps matters */
+	bool core_dumps;         /* [stepguard] core-dumps = yes: RLIMIT_CORE left alone */
+	bool ipc_ns;             /* a private IPC namespace is to be made (root) */
 
 	/* eBPF backends */
 	struct sg_bpf *bpf;      /* the loaded or reused filter */

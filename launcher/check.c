@@ -120,7 +120,7 @@ static int report(FILE *f, const struct sg_plan *pl, const struct sg_roots *root
 			}
 		}
 		if (conf) {
-			char g[256], sum[256];
+			char g[1024], sum[256];
 
 			fprintf(f, "# write filter: %s; not covered: %s\n",
 				sg_confine_summary(conf, sum, sizeof(sum)),
@@ -192,7 +192,8 @@ int sg_check_run(FILE *f, const struct sg_plan *pl)
 		cr = sg_confine_prepare(&conf,
 					&(struct sg_confine_req){ &pl->policy, pl->eff.filter,
 								  pl->eff.mode, &pl->roots, &pl->user,
-								  pl->exec_restricted ? &pl->execs : NULL },
+								  pl->exec_restricted ? &pl->execs : NULL,
+								  &pl->sockets },
 					&cerr);
 	status = report(f, pl, valid ? &pl->roots : NULL,
 			pl->roots_r < 0 ? &pl->roots_err

@@ -82,6 +82,9 @@ void sg_plan_step(struct sg_plan *pl)
 	pl->roots_r = sg_roots_resolve(&pl->policy, pl->step, pl->o, pl->env, &pl->roots, err);
 	if (pl->roots_r < 0)
 		return;
+	pl->roots_r = sg_sockets_resolve(&pl->policy, &pl->sockets, err);
+	if (pl->roots_r < 0)
+		return;
 	pl->tmp_r = sg_tmpdir_plan(&pl->tmp, &pl->eff, pl->env, pl->roots.v[0].path, pl->user.uid,
 				   &pl->tmp_err);
 	if (pl->tmp_r < 0)
@@ -117,6 +120,7 @@ void sg_plan_free(struct sg_plan *pl)
 	free(pl->log_path);
 	sg_env_free(pl->env);
 	sg_roots_free(&pl->roots);
+	sg_roots_free(&pl->sockets);
 	sg_roots_free(&pl->execs);
 	sg_tmpdir_free(&pl->tmp);
 	sg_sources_free(&pl->sources);

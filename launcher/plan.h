@@ -33,6 +33,7 @@ struct sg_plan {
 	/* sg_plan_step() */
 	struct sg_ruling ruling;
 	struct sg_roots roots;
+	struct sg_roots sockets;     /* [sockets] allow, opened (its errors are the roots') */
 	int roots_r;                 /* 0, or -errno: the roots are invalid */
 	struct sg_error roots_err;   /* what to print when roots_r < 0 (not -ENOMEM) */
 	/*

@@ -216,6 +216,34 @@ int sg_roots_resolve(const struct sg_policy *p, const struct sg_step *step,
 	return 0;
 }
 
+int sg_sockets_resolve(const struct sg_policy *p, struct sg_roots *out, struct sg_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < p->sockets.n; i++) {
+		const char *w = p->sockets.v[i];
+		bool optional = w[0] == '?';
+		struct sg_root *e;
+		struct stat st;
+		int r;
+
+		/*
+		 * Opened following links (/dev/log is one, to the journal's
+		 * socket): what is allowed is the socket itself, by identity,
+		 * so a later swap of the name allows nothing new.
+		 */
+		r = add(out, optional ? w + 1 : w, optional, "[sockets] allow", &p->sockets.origin, NULL,
+			false, err);
+		if (r < 0)
+			return r;
+		e = &out->v[out->n - 1];
+		if (e->fd >= 0 && (fstat(e->fd, &st) < 0 || !S_ISSOCK(st.st_mode))) {
+			root_error(err, e, "\"%s\" is not a UNIX socket", e->path);
+			return -ENOTSOCK;
+		}
+	}
+	return 0;
+}
+
 int sg_roots_add_made(struct sg_roots *r, int dirfd, const char *path, const char *what)
 {
 	struct sg_root *e, *v = realloc(r->v, (r->n + 1) * sizeof(*v));

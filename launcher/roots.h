@@ -38,6 +38,12 @@ void sg_roots_free(struct sg_roots *r);
 const char *sg_roots_home(char *const envp[], char buf[PATH_MAX]);
 
 /*
+ * Open [sockets] allow: each an existing UNIX socket (a "?" one that is
+ * missing is kept with fd -1), by identity.  0 or -errno with ERR filled.
+ */
+int sg_sockets_resolve(const struct sg_policy *p, struct sg_roots *out, struct sg_error *err);
+
+/*
  * Add a directory stepguard made itself (the step's temporary
  * directory), by its descriptor DIRFD; PATH is for people.  0 or -errno.
  */

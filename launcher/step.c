@@ -206,7 +206,7 @@ static void start_line(const struct run_state *st)
 {
 	const struct sg_plan *s = st->s;
 	unsigned gaps = sg_confine_gaps(st->conf), accepted = sg_confine_accepted(st->conf);
-	char g[256], a[256], sum[256];
+	char g[1024], a[1024], sum[256];
 
 	fprintf(stderr, "stepguard: step %s: write filter %s, seccomp", s->o->step ? s->o->step : "-",
 		sg_confine_summary(st->conf, sum, sizeof(sum)));
@@ -329,7 +329,8 @@ int sg_step_run(const struct sg_plan *s)
 
 	r = sg_confine_prepare(&st.conf,
 			       &(struct sg_confine_req){ &s->policy, s->eff.filter, s->eff.mode, &s->roots,
-							 &s->user, s->exec_restricted ? &s->execs : NULL },
+							 &s->user, s->exec_restricted ? &s->execs : NULL,
+							 &s->sockets },
 			       &err);
 	if (r < 0) {
 		fprintf(stderr, "stepguard: %s\nstepguard: the step was not run\n", err.msg);

@@ -109,6 +109,10 @@ void sg_policy_dump(const struct sg_policy *p, FILE *f, bool origins)
 	fprintf(f, "[stepguard]\n");
 	dump_settings(f, origins, &p->base);
 	dump_words_section(f, origins, p, SEC_STEPGUARD);
+	if (p->core_dumps != SG_UNSET) {
+		dump_origin(f, origins, &p->core_dumps_origin);
+		fprintf(f, "core-dumps = %s\n", p->core_dumps == SG_YES ? "yes" : "no");
+	}
 	fprintf(f, "\n[model-cli]\n");
 	dump_words_section(f, origins, p, SEC_MODEL_CLI);
 	fprintf(f, "\n[credentials]\n");
@@ -117,6 +121,8 @@ void sg_policy_dump(const struct sg_policy *p, FILE *f, bool origins)
 	dump_words_section(f, origins, p, SEC_SCRUB);
 	fprintf(f, "\n[writes]\n");
 	dump_writes(f, origins, &p->writes, "");
+	fprintf(f, "\n[sockets]\n");
+	dump_words_section(f, origins, p, SEC_SOCKETS);
 	fprintf(f, "\n[seccomp]\n");
 	dump_words_section(f, origins, p, SEC_SECCOMP);
 	if (p->user_namespaces != SG_UNSET) {

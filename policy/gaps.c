@@ -21,6 +21,11 @@ static const struct {
 	{ SG_GAP_SCOPING, "scoping", "signals and abstract sockets out of the step" },
 	{ SG_GAP_ABSTRACT, "abstract-sockets", "abstract sockets out of the step" },
 	{ SG_GAP_EXEC, "exec", "the exec allow-list of a ruling step" },
+	{ SG_GAP_PROC, "proc", "other processes' /proc/PID/cmdline" },
+	{ SG_GAP_UNIX, "unix-sockets", "pathname UNIX sockets outside the roots" },
+	{ SG_GAP_SCHED, "sched", "other processes' priorities and limits" },
+	{ SG_GAP_IPC, "ipc", "other processes' System V IPC" },
+	{ SG_GAP_PTYS, "ptys", "the user's other terminals" },
 };
 
 const char *sg_gap_name(unsigned i)

@@ -24,10 +24,11 @@ enum section_kind {
 	SEC_SCRUB,
 	SEC_WRITES,
 	SEC_SECCOMP,
+	SEC_SOCKETS,
 	SEC_STEP,
 };
 
-enum word_kind { W_OPTION, W_OPTION_ARG, W_VARIABLE, W_BASENAME, W_SYSCALL, W_WORD, W_GAP, W_FD };
+enum word_kind { W_OPTION, W_OPTION_ARG, W_VARIABLE, W_BASENAME, W_SYSCALL, W_WORD, W_GAP, W_FD, W_CAP, W_SOCKET };
 
 /* A list-valued key and where it lives in struct sg_policy. */
 struct words_key {

@@ -385,6 +385,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 		r = set_setting(c, line, &c->p->base, section, key, value, &done);
 		if (done)
 			return r;
+		/* Policy-wide, like keep-fds: a step that needs core dumps has a policy of its own. */
+		if (strcmp(key, "core-dumps") == 0)
+			return set_yes_no(c, line, section, key, value, &c->p->core_dumps,
+					  &c->p->core_dumps_origin);
 		break; /* the list keys below */
 	}
 	case SEC_WRITES:
@@ -413,6 +417,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 	case SEC_MODEL_CLI:
 	case SEC_CREDENTIALS:
 	case SEC_SCRUB:
+	case SEC_SOCKETS:
 		break;
 	case SEC_NONE:
 	default:
@@ -428,7 +433,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 		size_t n = 0;
 
 		if (sec == SEC_STEPGUARD)
-			n = (size_t)snprintf(known, sizeof(known), SETTING_KEYS);
+			n = (size_t)snprintf(known, sizeof(known), SETTING_KEYS ", core-dumps");
 
 		for (size_t i = 0; i < sg__n_words_keys; i++)
 			if (sg__words_keys[i].sec == sec && n < sizeof(known))

@@ -47,6 +47,8 @@ static void settings_clear(struct sg_settings *s)
 void sg_policy_init(struct sg_policy *p)
 {
 	memset(p, 0, sizeof(*p));
+	/* Before any source is read a root step still runs without them. */
+	p->dropped_caps = sg_caps_default_dropped();
 }
 
 void sg_policy_free(struct sg_policy *p)

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lib/error.h"
@@ -121,6 +122,20 @@ struct sg_policy {
 	struct sg_words keep_fds;    /* [stepguard] keep-fds, as written */
 	int keep_fd_list[SG_POLICY_MAX_KEEP_FDS]; /* the same, typed: sorted, unique */
 	size_t n_keep_fd_list;
+	/*
+	 * [stepguard] keep-capabilities, as written, and the set a root step
+	 * runs without: sg_caps_default_dropped() less what it keeps.
+	 */
+	struct sg_words keep_caps;
+	uint64_t dropped_caps;
+	/* [stepguard] core-dumps: yes lets the step dump core (RLIMIT_CORE kept) */
+	enum sg_tristate core_dumps;
+	struct sg_origin core_dumps_origin;
+	/*
+	 * [sockets] allow: pathname UNIX sockets a step may connect or send
+	 * to outside its roots, unexpanded; a leading '?' skips a missing one.
+	 */
+	struct sg_words sockets;
 	struct sg_words seccomp_deny;
 	struct sg_words seccomp_allow;
 	enum sg_tristate user_namespaces;
@@ -141,7 +156,26 @@ enum sg_gap {
 	SG_GAP_SCOPING = 1 << 3,    /* signals and abstract sockets out of the step */
 	SG_GAP_ABSTRACT = 1 << 4,   /* eBPF: abstract sockets out of the step */
 	SG_GAP_EXEC = 1 << 5,       /* eBPF without the exec hook: a ruling step's exec allow-list */
+	/* Reaching other processes (issue 16): reported, never refusing the step. */
+	SG_GAP_PROC = 1 << 6,       /* other processes' /proc files (cmdline) */
+	SG_GAP_UNIX = 1 << 7,       /* pathname UNIX sockets outside the roots */
+	SG_GAP_SCHED = 1 << 8,      /* scheduling and limits of the user's other processes */
+	SG_GAP_IPC = 1 << 9,        /* System V IPC of the user's other processes */
+	SG_GAP_PTYS = 1 << 10,      /* the user's other terminals (/dev/pts a root) */
 };
+
+/*
+ * Capabilities (caps.c, pure): the set a root step runs without, a name's
+ * number (0; -ENOENT for a capability stepguard does not drop, -EINVAL
+ * for no capability), names and reasons by number, the highest number
+ * known, and a set as "SYS_ADMIN PERFMON ..." ("none" when empty).
+ */
+uint64_t sg_caps_default_dropped(void);
+int sg_cap_parse(const char *name, unsigned *nr);
+const char *sg_cap_name(unsigned nr);
+const char *sg_cap_why(unsigned nr);
+unsigned sg_cap_last(void);
+const char *sg_caps_str(uint64_t set, char *buf, size_t len);
 
 /* "attributes (chmod, chown, ...), truncate (truncation)" for a gap mask; "none" for 0. */
 const char *sg_gaps_str(unsigned gaps, char *buf, size_t len);

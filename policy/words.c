@@ -2,7 +2,7 @@
 /*
  * words.c — the policy's words: the names of sections, steps, modes and
  * filters, the table of list keys, what a word of each kind may be, and
- * the typed forms of accept-gaps and keep-fds.  Pure.
+ * the typed forms of accept-gaps, keep-fds and keep-capabilities.  Pure.
  */
 #include "policy/policy.h"
 
@@ -93,6 +93,8 @@ enum section_kind sg__section_kind(const char *s, const char **step)
 		return SEC_WRITES;
 	if (strcmp(s, "seccomp") == 0)
 		return SEC_SECCOMP;
+	if (strcmp(s, "sockets") == 0)
+		return SEC_SOCKETS;
 	if (strncmp(s, "step:", 5) == 0 && sg__valid_name(s + 5)) {
 		*step = s + 5;
 		return SEC_STEP;
@@ -107,6 +109,7 @@ enum section_kind sg__section_kind(const char *s, const char **step)
 const struct words_key sg__words_keys[] = {
 	{ SEC_STEPGUARD, "accept-gaps", W_GAP, P_OFF(accept_gaps) },
 	{ SEC_STEPGUARD, "keep-fds", W_FD, P_OFF(keep_fds) },
+	{ SEC_STEPGUARD, "keep-capabilities", W_CAP, P_OFF(keep_caps) },
 	{ SEC_MODEL_CLI, "names", W_BASENAME, P_OFF(cli.names) },
 	{ SEC_MODEL_CLI, "tools-option", W_OPTION, P_OFF(cli.tools_option) },
 	{ SEC_MODEL_CLI, "tool-flags", W_OPTION, P_OFF(cli.tool_flags) },
@@ -123,6 +126,7 @@ const struct words_key sg__words_keys[] = {
 	{ SEC_SCRUB, "variables", W_VARIABLE, P_OFF(scrub) },
 	{ SEC_SECCOMP, "deny", W_SYSCALL, P_OFF(seccomp_deny) },
 	{ SEC_SECCOMP, "allow", W_SYSCALL, P_OFF(seccomp_allow) },
+	{ SEC_SOCKETS, "allow", W_SOCKET, P_OFF(sockets) },
 };
 const size_t sg__n_words_keys = sizeof(sg__words_keys) / sizeof(sg__words_keys[0]);
 
@@ -155,7 +159,8 @@ static int parse_fd(const char *w)
 }
 
 /*
- * The typed forms of accept-gaps and keep-fds, from the merged words: the
+ * The typed forms of accept-gaps, keep-fds and keep-capabilities, from the
+ * merged words: the
  * backends read these and never parse a word again.  Every word was
  * checked by sg__valid_word() when it was set.
  */
@@ -167,6 +172,14 @@ void sg__derive_typed(struct sg_policy *p)
 
 		if (sg_gap_parse(p->accept_gaps.v[i], &g) == 0)
 			p->accepted_gaps |= g;
+	}
+	/* Only names sg_cap_parse() accepts are in the list (sg__valid_word()). */
+	p->dropped_caps = sg_caps_default_dropped();
+	for (size_t i = 0; i < p->keep_caps.n; i++) {
+		unsigned nr;
+
+		if (sg_cap_parse(p->keep_caps.v[i], &nr) == 0)
+			p->dropped_caps &= ~(UINT64_C(1) << nr);
 	}
 	p->n_keep_fd_list = 0;
 	for (size_t i = 0; i < p->keep_fds.n; i++) {
@@ -186,6 +199,15 @@ void sg__derive_typed(struct sg_policy *p)
 		p->keep_fd_list[j] = fd;
 		p->n_keep_fd_list++;
 	}
+}
+
+/* Does the path have a ".." component? */
+static bool has_dotdot(const char *p)
+{
+	for (const char *q = p; (q = strstr(q, "..")) != NULL; q += 2)
+		if ((q == p || q[-1] == '/') && (q[2] == '/' || q[2] == '\0'))
+			return true;
+	return false;
 }
 
 bool sg__valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn known,
@@ -231,6 +253,20 @@ bool sg__valid_word(enum word_kind kind, const char *w, sg_syscall_known_fn know
 	case W_FD:
 		*why = "a descriptor number from 3 to 1023";
 		return parse_fd(w) >= 0;
+	case W_CAP: {
+		unsigned nr;
+		int r = sg_cap_parse(w, &nr);
+
+		*why = r == -ENOENT ? "a capability stepguard drops (this one is never dropped)"
+				    : "a capability it drops, as capabilities(7) names it (CAP_SYS_NICE)";
+		return r == 0;
+	}
+	case W_SOCKET: {
+		const char *path = w[0] == '?' ? w + 1 : w;
+
+		*why = "an absolute path without \"..\", \"?\" before it to skip a socket this machine lacks";
+		return path[0] == '/' && !has_dotdot(path);
+	}
 	default:
 		*why = "?";
 		return false;
