@@ -25,6 +25,7 @@
 #include <linux/fs.h>
 #include <linux/io_uring.h>
 #include <linux/seccomp.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -37,10 +38,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -2290,6 +2295,537 @@ static int cmd_tiocsti(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* Reaching other processes (issue 16)                                  */
+
+/*
+ * A PID argument: a number, or @FILE holding one (the harness writes the
+ * pid of its outside process there once it runs, after the case's
+ * command line was fixed).
+ */
+static bool parse_pid_arg(const char *s, pid_t *out)
+{
+	char buf[64];
+	long v;
+
+	if (s[0] == '@') {
+		int fd = open(s + 1, O_RDONLY | O_CLOEXEC);
+		ssize_t n;
+
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		buf[strcspn(buf, " \n")] = '\0';
+		s = buf;
+	}
+	if (!parse_long(s, &v) || v <= 0 || v > INT32_MAX)
+		return false;
+	*out = (pid_t)v;
+	return true;
+}
+
+/* The first line of FILE (after @), or S itself: a path the harness learnt late. */
+static const char *word_arg(const char *s, char *buf, size_t len)
+{
+	int fd;
+	ssize_t n;
+
+	if (s[0] != '@')
+		return s;
+	fd = open(s + 1, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return s;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Read all of PATH into OUT (a new file); -1 with errno if PATH cannot be read. */
+static ssize_t copy_file(const char *path, const char *out)
+{
+	char buf[65536];
+	ssize_t n, total = 0;
+	int in = open(path, O_RDONLY | O_CLOEXEC), o;
+
+	if (in < 0)
+		return -1;
+	/* Read before creating OUT: a refused read leaves no file to judge. */
+	n = read(in, buf, sizeof(buf));
+	if (n < 0) {
+		int e = errno;
+
+		close(in);
+		errno = e;
+		return -1;
+	}
+	o = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o < 0) {
+		close(in);
+		return -1;
+	}
+	while (n > 0) {
+		write_all(o, buf, (size_t)n);
+		total += n;
+		n = read(in, buf, sizeof(buf));
+	}
+	close(in);
+	close(o);
+	return total;
+}
+
+/*
+ * A child of ours that runs `sleep` with SG_ADV_CHILD=own-child in its
+ * environment (and this run's SG_ADV_RUN, so the harness's sweep finds
+ * it); returns once the exec has happened, so its environ is its own.
+ */
+static pid_t own_sleeping_child(void)
+{
+	char env_run[256], buf[64];
+	const char *run = getenv("SG_ADV_RUN");
+	pid_t pid;
+
+	snprintf(env_run, sizeof(env_run), "SG_ADV_RUN=%s", run ? run : "");
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char *const av[] = { "sleep", "30", NULL };
+		char *const ev[] = { env_run, "SG_ADV_CHILD=own-child", "PATH=/usr/bin:/bin", NULL };
+
+		execve("/bin/sleep", av, ev);
+		execve("/usr/bin/sleep", av, ev);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		if (strcmp(comm_of(pid, buf, sizeof(buf)), "sleep") == 0)
+			return pid;
+		sleep_ms(10);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Read /proc/WHO/FILE (WHO: a pid, @PIDFILE, self, child) and copy what
+ * was read to OUT, where the harness looks for the outside process's
+ * secret.  Nothing is written when the read is refused.
+ */
+static int cmd_proc_read(int argc, char **argv)
+{
+	char path[128];
+	pid_t pid = 0, child = 0;
+	ssize_t n;
+	int e;
+
+	if (argc != 3)
+		return usage_error("proc-read PID|@PIDFILE|self|child FILE OUT");
+	if (strchr(argv[1], '/'))
+		return usage_error("proc-read: FILE is a name under /proc/PID");
+	if (strcmp(argv[0], "self") == 0) {
+		snprintf(path, sizeof(path), "/proc/self/%s", argv[1]);
+	} else if (strcmp(argv[0], "child") == 0) {
+		child = own_sleeping_child();
+		if (child < 0)
+			return refused("fork");
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)child, argv[1]);
+	} else if (parse_pid_arg(argv[0], &pid)) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, argv[1]);
+	} else {
+		return usage_error("proc-read: no pid in the PID argument");
+	}
+	n = copy_file(path, argv[2]);
+	e = errno;
+	if (child > 0)
+		reap(child);
+	errno = e;
+	if (n < 0)
+		return refused("read %s", path);
+	if (n == 0) {
+		/* The kernel answers an empty read when it will not show another's mm. */
+		errno = ENODATA;
+		unlink(argv[2]);
+		return refused("read %s: nothing", path);
+	}
+	return ok("read %zd bytes of %s into %s", n, path, argv[2]);
+}
+
+/* Nice value, CPUs and RLIMIT_FSIZE of PID, as the kernel answers them. */
+static int sched_read(pid_t pid, int *nice_out, cpu_set_t *cpus, struct rlimit *fsize)
+{
+	errno = 0;
+	*nice_out = getpriority(PRIO_PROCESS, (id_t)pid);
+	if (errno)
+		return -1;
+	if (sched_getaffinity(pid, sizeof(*cpus), cpus) < 0)
+		return -1;
+	return prlimit(pid, RLIMIT_FSIZE, NULL, fsize);
+}
+
+/* Renice PID to NICE, pin it to CPU 0, set its RLIMIT_FSIZE to 12345; how many landed. */
+static int sched_attack(pid_t pid, int nice_to)
+{
+	struct rlimit lim = { 12345, 12345 };
+	cpu_set_t one;
+	int landed = 0;
+
+	if (setpriority(PRIO_PROCESS, (id_t)pid, nice_to) == 0)
+		landed += !ok("setpriority(%d, %d)", (int)pid, nice_to);
+	else
+		refused("setpriority(%d, %d)", (int)pid, nice_to);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(pid, sizeof(one), &one) == 0)
+		landed += !ok("sched_setaffinity(%d, {0})", (int)pid);
+	else
+		refused("sched_setaffinity(%d, {0})", (int)pid);
+	if (prlimit(pid, RLIMIT_FSIZE, &lim, NULL) == 0)
+		landed += !ok("prlimit(%d, RLIMIT_FSIZE, 12345)", (int)pid);
+	else
+		refused("prlimit(%d, RLIMIT_FSIZE, 12345)", (int)pid);
+	return landed;
+}
+
+/*
+ * On another process: the harness reads its nice value, CPUs and limit
+ * from outside.  On "child", our own: what the kernel reads back must be
+ * what was set, and then OUT says "sched-ok".
+ */
+static int cmd_sched_set(int argc, char **argv)
+{
+	struct rlimit fs;
+	cpu_set_t cpus;
+	pid_t pid;
+	int nice_now, landed;
+
+	if (argc < 1 || argc > 2)
+		return usage_error("sched-set PID|@PIDFILE|child [OUT]");
+	if (strcmp(argv[0], "child") != 0) {
+		if (!parse_pid_arg(argv[0], &pid))
+			return usage_error("sched-set: no pid in the PID argument");
+		landed = sched_attack(pid, 7);
+		if (!landed) {
+			errno = EPERM;
+			return refused("no scheduling call on %d landed", (int)pid);
+		}
+		return ok("%d of 3 scheduling calls on %d landed", landed, (int)pid);
+	}
+	if (argc != 2)
+		return usage_error("sched-set child OUT");
+	pid = own_sleeping_child();
+	if (pid < 0)
+		return refused("fork");
+	errno = 0;
+	int want = getpriority(PRIO_PROCESS, 0) + 5;
+
+	if (want > 19)
+		want = 19;
+	landed = sched_attack(pid, want);
+	if (sched_read(pid, &nice_now, &cpus, &fs) < 0) {
+		int r = refused("reading back %d's scheduling", (int)pid);
+
+		reap(pid);
+		return r;
+	}
+	reap(pid);
+	note("child %d: nice %d (wanted %d), %d CPUs, RLIMIT_FSIZE %llu/%llu", (int)pid, nice_now, want,
+	     CPU_COUNT(&cpus), (unsigned long long)fs.rlim_cur, (unsigned long long)fs.rlim_max);
+	if (landed != 3 || nice_now != want || CPU_COUNT(&cpus) != 1 || !CPU_ISSET(0, &cpus) ||
+	    fs.rlim_cur != 12345 || fs.rlim_max != 12345) {
+		errno = EPERM;
+		return refused("the child's scheduling is not what was set");
+	}
+	return create_file(argv[1], "sched-ok\n");
+}
+
+/*
+ * Raise RLIMIT_CORE (to unlimited, else the soft limit to the hard one),
+ * then leave a child holding what we got, its pid in PIDFILE: the harness
+ * reads /proc/PID/limits from outside.  A core_pattern pipe helper runs as
+ * root outside every confinement; the step must not be able to enable it.
+ */
+static int cmd_core_raise(int argc, char **argv)
+{
+	struct rlimit was, inf = { RLIM_INFINITY, RLIM_INFINITY }, up;
+	char buf[64];
+	pid_t pid;
+	int r, fd;
+
+	if (argc != 1)
+		return usage_error("core-raise PIDFILE");
+	if (getrlimit(RLIMIT_CORE, &was) < 0)
+		return refused("getrlimit(RLIMIT_CORE)");
+	note("RLIMIT_CORE soft %llu hard %llu", (unsigned long long)was.rlim_cur,
+	     (unsigned long long)was.rlim_max);
+	if (setrlimit(RLIMIT_CORE, &inf) == 0) {
+		r = ok("setrlimit(RLIMIT_CORE, unlimited)");
+	} else {
+		r = refused("setrlimit(RLIMIT_CORE, unlimited)");
+		up.rlim_cur = up.rlim_max = was.rlim_max;
+		if (was.rlim_max != was.rlim_cur) {
+			if (setrlimit(RLIMIT_CORE, &up) == 0)
+				r = ok("setrlimit(RLIMIT_CORE, soft to hard %llu)", (unsigned long long)up.rlim_max);
+			else
+				refused("setrlimit(RLIMIT_CORE, soft to hard)");
+		}
+	}
+	pid = fork();
+	if (pid < 0)
+		return refused("fork");
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+		}
+		setsid();
+		sleep_ms(30000);
+		_exit(0);
+	}
+	snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	fd = open(argv[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, buf, strlen(buf)) < 0)
+		refused("write %s", argv[0]);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/*
+ * Another process's System V queue and segment, by key and, failing that,
+ * by id (a private IPC namespace hides the key; the id is a guess the
+ * step can always make).  KEYFILE holds "ready MSQID SHMID MSGKEY SHMKEY".
+ */
+static bool read_ipc_ids(const char *file, int *msqid, int *shmid, key_t *mk, key_t *sk)
+{
+	FILE *f = fopen(file, "re");
+	bool got;
+
+	if (!f)
+		return false;
+	got = fscanf(f, "%*s %d %d %i %i", msqid, shmid, mk, sk) == 4;
+	fclose(f);
+	return got;
+}
+
+struct sg_msg {
+	long mtype;
+	char text[64];
+};
+
+static int cmd_ipc_attack(int argc, char **argv)
+{
+	struct sg_msg m = { 1, "PWNED-IPC" };
+	int msqid, shmid, id, landed = 0;
+	key_t mk, sk;
+	void *p;
+
+	if (argc != 1 || !read_ipc_ids(argv[0], &msqid, &shmid, &mk, &sk))
+		return usage_error("ipc-attack KEYFILE (ready MSQID SHMID MSGKEY SHMKEY)");
+	id = msgget(mk, 0);
+	if (id < 0) {
+		refused("msgget(0x%x)", (unsigned)mk);
+		id = msqid;
+	}
+	if (msgsnd(id, &m, strlen(m.text) + 1, IPC_NOWAIT) == 0)
+		landed += !ok("msgsnd(%d)", id);
+	else
+		refused("msgsnd(%d)", id);
+	id = shmget(sk, 0, 0);
+	if (id < 0) {
+		refused("shmget(0x%x)", (unsigned)sk);
+		id = shmid;
+	}
+	p = shmat(id, NULL, 0);
+	if (p == (void *)-1) {
+		refused("shmat(%d)", id);
+	} else {
+		memcpy(p, "PWNED-SHM", 10);
+		landed += !ok("shmat(%d), wrote PWNED-SHM", id);
+		shmdt(p);
+	}
+	if (!landed) {
+		errno = EPERM;
+		return refused("neither the queue nor the segment was reached");
+	}
+	return 0;
+}
+
+/* The step's own queue and segment: they must work; OUT says "ipc-ok". */
+static int cmd_ipc_own(int argc, char **argv)
+{
+	struct sg_msg m = { 1, "own message" }, got = { 0, "" };
+	int q, s;
+	char *p;
+	bool good;
+
+	if (argc != 1)
+		return usage_error("ipc-own OUT");
+	q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	if (q < 0)
+		return refused("msgget(IPC_PRIVATE)");
+	good = msgsnd(q, &m, strlen(m.text) + 1, IPC_NOWAIT) == 0;
+	if (!good)
+		refused("msgsnd(%d)", q);
+	good = good && msgrcv(q, &got, sizeof(got.text), 1, IPC_NOWAIT) > 0 &&
+	       strcmp(got.text, m.text) == 0;
+	msgctl(q, IPC_RMID, NULL);
+	if (!good) {
+		errno = errno ? errno : EIO;
+		return refused("own message queue %d", q);
+	}
+	ok("msgget, msgsnd, msgrcv on the step's own queue");
+	s = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	if (s < 0)
+		return refused("shmget(IPC_PRIVATE)");
+	p = shmat(s, NULL, 0);
+	shmctl(s, IPC_RMID, NULL);
+	if (p == (void *)-1)
+		return refused("shmat(%d)", s);
+	strcpy(p, "own segment");
+	good = strcmp(p, "own segment") == 0;
+	shmdt(p);
+	if (!good) {
+		errno = EIO;
+		return refused("own segment %d", s);
+	}
+	ok("shmget, shmat on the step's own segment");
+	return create_file(argv[0], "ipc-ok\n");
+}
+
+static int cmd_mq_unlink(int argc, char **argv)
+{
+	if (argc != 1)
+		return usage_error("mq-unlink /NAME");
+	if (mq_unlink(argv[0]) < 0)
+		return refused("mq_unlink(%s)", argv[0]);
+	return ok("mq_unlink(%s)", argv[0]);
+}
+
+static int cmd_mq_create(int argc, char **argv)
+{
+	mqd_t q;
+
+	if (argc != 1)
+		return usage_error("mq-create /NAME");
+	q = mq_open(argv[0], O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644, NULL);
+	if (q == (mqd_t)-1)
+		return refused("mq_open(%s, O_CREAT|O_EXCL)", argv[0]);
+	mq_close(q);
+	return ok("mq_open(%s, O_CREAT|O_EXCL)", argv[0]);
+}
+
+/* Write DATA to a terminal that is not ours (PATH or @FILE naming it). */
+static int cmd_pty_write(int argc, char **argv)
+{
+	char buf[PATH_MAX];
+	const char *path;
+	int fd, r;
+
+	if (argc != 2)
+		return usage_error("pty-write PATH|@FILE DATA");
+	path = word_arg(argv[0], buf, sizeof(buf));
+	if (path[0] != '/')
+		return usage_error("pty-write: no terminal path");
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return refused("open(%s, O_WRONLY)", path);
+	r = append_fd(fd, path, argv[1]);
+	close(fd);
+	return r;
+}
+
+/* A pty pair of the step's own: what the slave writes, the master reads. */
+static int cmd_pty_own(int argc, char **argv)
+{
+	char buf[64];
+	const char *sn;
+	ssize_t n;
+	int m, s;
+
+	if (argc != 1)
+		return usage_error("pty-own OUT");
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0)
+		return refused("posix_openpt");
+	sn = ptsname(m);
+	s = sn ? open(sn, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	if (s < 0)
+		return refused("open(%s)", sn ? sn : "ptsname");
+	if (write_all(s, "own-pty\n", 8) < 0)
+		return refused("write(%s)", sn);
+	n = read(m, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return refused("read(master)");
+	buf[n] = '\0';
+	close(s);
+	close(m);
+	/* ONLCR: "\n" comes back as "\r\n". */
+	if (strncmp(buf, "own-pty", 7) != 0) {
+		errno = EIO;
+		return refused("the master read \"%s\"", buf);
+	}
+	ok("wrote %s, read it back on the master", sn);
+	return create_file(argv[0], "pty-ok\n");
+}
+
+#ifndef FS_IOC_GETFSLABEL
+#define FS_IOC_GETFSLABEL _IOR(0x94, 49, char[256])
+#define FS_IOC_SETFSLABEL _IOW(0x94, 50, char[256])
+#endif
+
+/* The only file system these ioctls may ever touch: the harness's scratch ext4. */
+#define SCRATCH_LABEL "sg-adv-scratch"
+
+/*
+ * A file-system-wide ioctl through a read-only descriptor of DIR (the
+ * root of the harness's loop-mounted scratch ext4, inside the work dir):
+ * setlabel LABEL, freeze, thaw.  Refuses to act unless DIR's file system
+ * carries the scratch label, so that no run, confined or not, can
+ * relabel or freeze a file system of the host.
+ */
+static int cmd_fs_ioctl(int argc, char **argv)
+{
+	char label[256] = "", want[256] = "";
+	int fd, r;
+
+	if (argc < 2 || argc > 3 || (strcmp(argv[0], "setlabel") == 0) != (argc == 3))
+		return usage_error("fs-ioctl setlabel DIR LABEL | freeze DIR | thaw DIR");
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return refused("open(%s, O_RDONLY)", argv[1]);
+	if (ioctl(fd, FS_IOC_GETFSLABEL, label) < 0 || strcmp(label, SCRATCH_LABEL) != 0) {
+		close(fd);
+		return usage_error("fs-ioctl: DIR is not on the scratch file system (label " SCRATCH_LABEL ")");
+	}
+	if (strcmp(argv[0], "setlabel") == 0) {
+		snprintf(want, sizeof(want), "%s", argv[2]);
+		r = ioctl(fd, FS_IOC_SETFSLABEL, want) < 0 ? refused("FS_IOC_SETFSLABEL(%s, %s)", argv[1], want)
+							    : ok("FS_IOC_SETFSLABEL(%s, %s)", argv[1], want);
+	} else if (strcmp(argv[0], "freeze") == 0) {
+		r = ioctl(fd, FIFREEZE, 0) < 0 ? refused("FIFREEZE(%s)", argv[1]) : ok("FIFREEZE(%s)", argv[1]);
+	} else if (strcmp(argv[0], "thaw") == 0) {
+		r = ioctl(fd, FITHAW, 0) < 0 ? refused("FITHAW(%s)", argv[1]) : ok("FITHAW(%s)", argv[1]);
+	} else {
+		r = usage_error("fs-ioctl setlabel|freeze|thaw");
+	}
+	close(fd);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
 /* Harness helpers (run outside stepguard)                              */
 
 /* Run CMD on a new pseudo-terminal (its controlling tty); copy its output. */
@@ -2437,6 +2973,189 @@ static int cmd_deputy_ask(int argc, char **argv)
 		return refused("the deputy did not create %s", argv[1]);
 	}
 	return ok("the deputy created %s", argv[1]);
+}
+
+/*
+ * An outside process of the step's user holding secrets the step must not
+ * read: SG_ADV_SECRET in its environment (set by the harness), ARGSECRET
+ * in its command line, and MEMSECRET as the name of a memfd mapped into
+ * its memory (so in its maps) and as the content of that mapping.
+ */
+static int cmd_hold(int argc, char **argv)
+{
+	char *p;
+	int fd;
+
+	if (argc != 2)
+		return usage_error("hold ARGSECRET MEMSECRET");
+	fd = memfd_create(argv[1], MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 4096) < 0)
+		return refused("memfd_create(%s)", argv[1]);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return refused("mmap");
+	snprintf(p, 4096, "%s", argv[1]);
+	note("ready");
+	for (;;)
+		pause();
+}
+
+/*
+ * A pty pair whose slave this outside process holds, as a user's terminal
+ * is held by its shell: prints "ready /dev/pts/N", then copies whatever
+ * the master reads (what anyone wrote to the slave) to standard output.
+ */
+static int cmd_pty_hold(int argc, char **argv)
+{
+	char buf[4096];
+	const char *sn;
+	int m, s;
+
+	(void)argv;
+	if (argc != 0)
+		return usage_error("pty-hold");
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) < 0 || unlockpt(m) < 0 || !(sn = ptsname(m)))
+		return refused("posix_openpt");
+	s = open(sn, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return refused("open(%s)", sn);
+	note("ready %s", sn);
+	for (;;) {
+		ssize_t n = read(m, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		write_all(1, buf, (size_t)n);
+	}
+}
+
+/*
+ * An outside process's System V message queue (empty) and shared memory
+ * segment (holding "intact"), owner-only: prints
+ * "ready MSQID SHMID MSGKEY SHMKEY" and waits.  ipc-rm removes them: they
+ * outlive this process.
+ */
+static int cmd_ipc_hold(int argc, char **argv)
+{
+	key_t mk = 0, sk = 0;
+	int q = -1, s = -1;
+	char *p;
+
+	(void)argv;
+	if (argc != 0)
+		return usage_error("ipc-hold");
+	for (unsigned i = 0; i < 64 && q < 0; i++) {
+		mk = (key_t)(0x53470000U | (((unsigned)getpid() + i * 7919U) & 0xffffU));
+		q = msgget(mk, IPC_CREAT | IPC_EXCL | 0600);
+	}
+	if (q < 0)
+		return refused("msgget(IPC_CREAT)");
+	for (unsigned i = 0; i < 64 && s < 0; i++) {
+		sk = (key_t)(0x53480000U | (((unsigned)getpid() + i * 7919U) & 0xffffU));
+		s = shmget(sk, 4096, IPC_CREAT | IPC_EXCL | 0600);
+	}
+	if (s < 0) {
+		msgctl(q, IPC_RMID, NULL);
+		return refused("shmget(IPC_CREAT)");
+	}
+	p = shmat(s, NULL, 0);
+	if (p == (void *)-1)
+		return refused("shmat(%d)", s);
+	strcpy(p, "intact");
+	note("ready %d %d 0x%x 0x%x", q, s, (unsigned)mk, (unsigned)sk);
+	for (;;)
+		pause();
+}
+
+/* What the outside process sees of its queue and segment: "qnum=N shm=TEXT". */
+static int cmd_ipc_look(int argc, char **argv)
+{
+	struct msqid_ds qs;
+	int msqid, shmid;
+	key_t mk, sk;
+	char *p;
+
+	if (argc != 1 || !read_ipc_ids(argv[0], &msqid, &shmid, &mk, &sk))
+		return usage_error("ipc-look KEYFILE");
+	if (msgctl(msqid, IPC_STAT, &qs) < 0)
+		return refused("msgctl(%d, IPC_STAT)", msqid);
+	p = shmat(shmid, NULL, SHM_RDONLY);
+	if (p == (void *)-1)
+		return refused("shmat(%d)", shmid);
+	printf("qnum=%lu shm=%.32s\n", (unsigned long)qs.msg_qnum, p);
+	shmdt(p);
+	return 0;
+}
+
+static int cmd_ipc_rm(int argc, char **argv)
+{
+	int msqid, shmid;
+	key_t mk, sk;
+
+	if (argc != 1 || !read_ipc_ids(argv[0], &msqid, &shmid, &mk, &sk))
+		return usage_error("ipc-rm KEYFILE");
+	msgctl(msqid, IPC_RMID, NULL);
+	shmctl(shmid, IPC_RMID, NULL);
+	return 0;
+}
+
+/* The harness's view of a POSIX message queue: create, exists (0 yes, 1 no), unlink. */
+static int cmd_mq(int argc, char **argv)
+{
+	mqd_t q;
+
+	if (argc != 2)
+		return usage_error("mq create|exists|unlink /NAME");
+	if (strcmp(argv[0], "create") == 0) {
+		q = mq_open(argv[1], O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644, NULL);
+		if (q == (mqd_t)-1)
+			return refused("mq_open(%s, O_CREAT|O_EXCL)", argv[1]);
+		mq_close(q);
+		return 0;
+	}
+	if (strcmp(argv[0], "exists") == 0) {
+		q = mq_open(argv[1], O_RDONLY | O_CLOEXEC);
+		if (q == (mqd_t)-1)
+			return errno == ENOENT ? 1 : refused("mq_open(%s)", argv[1]);
+		mq_close(q);
+		return 0;
+	}
+	if (strcmp(argv[0], "unlink") == 0)
+		return mq_unlink(argv[1]) < 0 && errno != ENOENT ? refused("mq_unlink(%s)", argv[1]) : 0;
+	return usage_error("mq create|exists|unlink /NAME");
+}
+
+/*
+ * The harness's side of the scratch file system: its label, printed;
+ * freeze; thaw (status 0 only if it was frozen).  Only on the scratch
+ * file system, as fs-ioctl.
+ */
+static int cmd_fs_state(int argc, char **argv)
+{
+	char label[256] = "";
+	int fd, r = 0;
+
+	if (argc != 2)
+		return usage_error("fs-state label|freeze|thaw DIR");
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFSLABEL, label) < 0)
+		return refused("FS_IOC_GETFSLABEL(%s)", argv[1]);
+	if (strcmp(argv[0], "label") == 0) {
+		printf("%s\n", label);
+	} else if (strcmp(label, SCRATCH_LABEL) != 0) {
+		r = usage_error("fs-state: DIR is not on the scratch file system");
+	} else if (strcmp(argv[0], "freeze") == 0) {
+		r = ioctl(fd, FIFREEZE, 0) < 0 ? refused("FIFREEZE(%s)", argv[1]) : 0;
+	} else if (strcmp(argv[0], "thaw") == 0) {
+		r = ioctl(fd, FITHAW, 0) < 0 ? refused("FITHAW(%s)", argv[1]) : 0;
+	} else {
+		r = usage_error("fs-state label|freeze|thaw DIR");
+	}
+	close(fd);
+	return r;
 }
 
 /*
@@ -2851,6 +3570,23 @@ static const struct {
 	{ "victim", cmd_victim, "CMD...: unconfined stand-in for stepguard (harness)" },
 	{ "deputy-serve", cmd_deputy_serve, "@NAME|PATH: create paths on request (harness)" },
 	{ "deputy-ask", cmd_deputy_ask, "@NAME|PATH PATH" },
+	{ "proc-read", cmd_proc_read, "PID|@PIDFILE|self|child FILE OUT: copy /proc/PID/FILE to OUT" },
+	{ "sched-set", cmd_sched_set, "PID|@PIDFILE|child [OUT]: setpriority, sched_setaffinity, prlimit(FSIZE)" },
+	{ "core-raise", cmd_core_raise, "PIDFILE: raise RLIMIT_CORE, leave a child holding it" },
+	{ "ipc-attack", cmd_ipc_attack, "KEYFILE: msgsnd to and write the shm of another process" },
+	{ "ipc-own", cmd_ipc_own, "OUT: the step's own queue and segment" },
+	{ "mq-unlink", cmd_mq_unlink, "/NAME: mq_unlink" },
+	{ "mq-create", cmd_mq_create, "/NAME: mq_open(O_CREAT|O_EXCL)" },
+	{ "pty-write", cmd_pty_write, "PATH|@FILE DATA: write to a terminal" },
+	{ "pty-own", cmd_pty_own, "OUT: the step's own pty pair, written and read back" },
+	{ "fs-ioctl", cmd_fs_ioctl, "setlabel DIR LABEL|freeze DIR|thaw DIR: on the scratch fs, O_RDONLY fd" },
+	{ "hold", cmd_hold, "ARGSECRET MEMSECRET: an outside process holding secrets (harness)" },
+	{ "pty-hold", cmd_pty_hold, "hold a pty's slave, copy what the master reads (harness)" },
+	{ "ipc-hold", cmd_ipc_hold, "a System V queue and segment of an outside process (harness)" },
+	{ "ipc-look", cmd_ipc_look, "KEYFILE: the queue's length, the segment's text (harness)" },
+	{ "ipc-rm", cmd_ipc_rm, "KEYFILE: remove them (harness)" },
+	{ "mq", cmd_mq, "create|exists|unlink /NAME (harness)" },
+	{ "fs-state", cmd_fs_state, "label|freeze|thaw DIR: the scratch fs (harness)" },
 	{ "deep-tree", cmd_deep_tree, "DIR N" },
 	{ "flood", cmd_flood, "OUTDIR CTRLDIR N: N refused creates, a control create every 100" },
 	{ "snapshot", cmd_snapshot, "PATH...: one judging line per path (harness)" },
@@ -2863,6 +3599,7 @@ static bool is_harness_helper(const char *name)
 {
 	static const char *const helpers[] = {
 		"snapshot", "snaptree", "tree", "getxattr", "get-handle", "victim", "pty-run", "deputy-serve",
+		"hold", "pty-hold", "ipc-hold", "ipc-look", "ipc-rm", "mq", "fs-state",
 	};
 
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
