@@ -222,7 +222,8 @@ STEP_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME="$AH" USER="$STEP_USER" LOGNAME
 	LANG=C.UTF-8 TERM=dumb SG_ADV_RUN="$RUNID")
 
 NPASS=0 NFAIL=0 NSKIP=0
-LOOPDEV='' DEPUTY_PID='' OLD_DOMAIN=''
+LOOPDEV='' DEPUTY_PID='' DEPUTY_SOCK='' OLD_DOMAIN='' FSLOOP='' FSMNT=''
+MQ=/sg-adv.$MYUID.$$ # prefix of this run's POSIX message queue names
 
 # Kill whatever this run started that is still alive: every process whose
 # environment carries this run's SG_ADV_RUN (daemons, orphans, deputies).
@@ -239,6 +240,10 @@ cleanup() {
 	sweep
 	[ -n "$DEPUTY_PID" ] && kill -KILL "$DEPUTY_PID" 2>/dev/null
 	[ -n "$LOOPDEV" ] && losetup -d "$LOOPDEV" 2>/dev/null
+	rm_scratch_fs 2>/dev/null
+	[ -n "$DEPUTY_SOCK" ] && rm -f "$DEPUTY_SOCK"
+	[ -s "$LOGD/ipc.ids" ] && "$ADV" ipc-rm "$LOGD/ipc.ids" 2>/dev/null
+	rm_mq 2>/dev/null
 	[ -n "$OLD_DOMAIN" ] && printf '%s\n' "$OLD_DOMAIN" >/proc/sys/kernel/domainname 2>/dev/null
 	rm -rf "$BASE" "$LOGD"
 	rm -f "$T".* /dev/shm/"$SHM".* 2>/dev/null
@@ -265,7 +270,9 @@ snap() {
 	printf '%s\n' "${l#*$'\t'}"
 }
 snaptree() { "$ADV" snaptree "$BASE" "$W" "$X"; }
-leftovers() { compgen -G "$T.*"; compgen -G "/dev/shm/$SHM.*"; }
+# What the run left in /tmp and /dev/shm; a pathname deputy's own socket
+# ($T.deputy, while it serves) is the harness's, not the step's.
+leftovers() { compgen -G "$T.*" | grep -vxF "${DEPUTY_SOCK:-/}"; compgen -G "/dev/shm/$SHM.*"; }
 
 # "field: old -> new" for the fields of two snapshot lines that differ.
 snapdiff() {
@@ -661,18 +668,214 @@ restore_domain() {
 	OLD_DOMAIN=
 }
 
-start_deputy() {
-	DEPUTY_NAME=@sg-adv-$RUNID
-	"${AS_STEP[@]}" env SG_ADV_RUN="$RUNID" "$ADV" deputy-serve "$DEPUTY_NAME" >"$LOGD/deputy" 2>&1 &
+# serve_deputy @NAME|PATH: an unconfined process of the step's user that
+# creates any path a client sends it (a user's service, an agent).
+serve_deputy() {
+	rm -f "$LOGD/deputy" # the job's redirection happens in the job, later
+	"${AS_STEP[@]}" env SG_ADV_RUN="$RUNID" "$ADV" deputy-serve "$1" >"$LOGD/deputy" 2>&1 &
 	DEPUTY_PID=$!
 	local i
 	for ((i = 0; i < 100; i++)); do grep -q ready "$LOGD/deputy" 2>/dev/null && return 0; sleep 0.02; done
 	echo "the deputy did not start: $(cat "$LOGD/deputy")"
 	return 1
 }
+start_deputy() { serve_deputy "@sg-adv-$RUNID"; }
+# On a pathname socket outside every root: under the run's /tmp prefix.
+start_path_deputy() {
+	DEPUTY_SOCK=$T.deputy
+	serve_deputy "$DEPUTY_SOCK"
+}
+# On a socket in the work dir (under sudo the dir must be the user's
+# before the user's deputy can bind there; prepare() chowns the rest).
+start_work_deputy() {
+	[ -z "$SUDO_TO" ] || chown "$STEP_UID:$STEP_GID" "$W"
+	serve_deputy "$W/deputy.sock"
+}
 stop_deputy() {
 	[ -n "$DEPUTY_PID" ] && kill -KILL "$DEPUTY_PID" 2>/dev/null && wait "$DEPUTY_PID" 2>/dev/null
-	DEPUTY_PID=
+	[ -n "$DEPUTY_SOCK" ] && rm -f "$DEPUTY_SOCK"
+	DEPUTY_PID='' DEPUTY_SOCK=''
+}
+
+# wait_ready FILE WHAT: until the helper writing FILE says "ready".
+wait_ready() {
+	local i
+	for ((i = 0; i < 200; i++)); do grep -q ': ready' "$1" 2>/dev/null && return 0; sleep 0.02; done
+	echo "$2 did not start: $(tail -1 "$1" 2>/dev/null)"
+	return 1
+}
+
+# An outside process of the step's user holding three secrets, one per
+# channel, new for every run: in its environment (environ), in its
+# command line (cmdline), and as a memfd's name in its memory map (maps).
+# The step is given only its pid; the secrets are in no file it can read.
+start_holder() {
+	HOLD_ENV=sg-adv-env-$RANDOM$RANDOM$RANDOM HOLD_ARG=sg-adv-arg-$RANDOM$RANDOM$RANDOM
+	HOLD_MEM=sg-adv-mem-$RANDOM$RANDOM$RANDOM
+	rm -f "$LOGD/holder" # no "ready" of the last run's holder
+	"${AS_STEP[@]}" env SG_ADV_RUN="$RUNID" SG_ADV_SECRET="$HOLD_ENV" \
+		"$ADV" hold "$HOLD_ARG" "$HOLD_MEM" >"$LOGD/holder" 2>&1 </dev/null &
+	HOLDER_PID=$!
+	wait_ready "$LOGD/holder" "the holder" || return 1
+	echo "$HOLDER_PID" >"$LOGD/holder.pid"
+}
+stop_holder() {
+	[ -n "${HOLDER_PID:-}" ] && kill -KILL "$HOLDER_PID" 2>/dev/null && wait "$HOLDER_PID" 2>/dev/null
+	HOLDER_PID=
+	rm -f "$LOGD/holder.pid"
+}
+# check_stolen CHANNEL SECRET: what the step copied out of the holder's
+# /proc/PID/CHANNEL into work/stolen.  Anything read lands; the secret
+# says it was the holder's (the proof the unconfined run gives).
+check_stolen() {
+	[ -s "$W/stolen" ] || return 0
+	if grep -qaF -- "$2" "$W/stolen"; then
+		echo "the outside process's $1 was read: $W/stolen holds its secret"
+	else
+		echo "$(stat -c %s "$W/stolen") bytes of an outside process's $1 were read (not the holder's secret)"
+	fi
+	return 1
+}
+check_stolen_environ() { check_stolen environ "$HOLD_ENV"; }
+check_stolen_maps() { check_stolen maps "$HOLD_MEM"; }
+check_stolen_cmdline() { check_stolen cmdline "$HOLD_ARG"; }
+# auxv holds no text: the secret is the holder's own auxv, read from outside.
+check_stolen_auxv() {
+	[ -s "$W/stolen" ] || return 0
+	if cmp -s "$W/stolen" "/proc/$HOLDER_PID/auxv"; then
+		echo "the outside process's auxv was read: $W/stolen is its auxv"
+	else
+		echo "$(stat -c %s "$W/stolen") bytes of an outside process's auxv were read"
+	fi
+	return 1
+}
+
+# An outside process's nice value, CPUs and RLIMIT_FSIZE, read from outside.
+sched_state() {
+	local p=$SLEEPER_PID
+	printf 'nice %s, cpus %s, RLIMIT_FSIZE %s' "$(awk '{ print $19 }' "/proc/$p/stat")" \
+		"$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status")" \
+		"$(awk '/^Max file size/ { print $4 "/" $5 }' "/proc/$p/limits")"
+}
+start_sched_target() {
+	start_sleeper || return 1
+	SCHED_BEFORE=$(sched_state)
+}
+check_sched() {
+	local now
+	now=$(sched_state)
+	[ "$now" = "$SCHED_BEFORE" ] || { echo "the outside process now has $now (was $SCHED_BEFORE)"; return 1; }
+}
+
+# The step's own process, left behind by core-raise: its RLIMIT_CORE, read
+# from outside, must be the 1/1 stepguard set (no core file, no pipe helper).
+check_core() {
+	local pid lim
+	pid=$(cat "$W/core.pid" 2>/dev/null)
+	if [ -z "$pid" ] || [ ! -r "/proc/$pid/limits" ]; then
+		echo "no process of the step left to read RLIMIT_CORE from ($W/core.pid: '$pid')"
+		return 1
+	fi
+	lim=$(awk '/^Max core file size/ { print $5 "/" $6 }' "/proc/$pid/limits")
+	[ "$lim" = 1/1 ] || { echo "the step's process holds RLIMIT_CORE $lim (soft/hard), not 1/1"; return 1; }
+}
+
+# An outside process's System V queue (empty) and segment ("intact").
+start_ipc_holder() {
+	rm -f "$LOGD/ipc.hold"
+	"${AS_STEP[@]}" env SG_ADV_RUN="$RUNID" "$ADV" ipc-hold >"$LOGD/ipc.hold" 2>&1 </dev/null &
+	IPC_HOLDER_PID=$!
+	wait_ready "$LOGD/ipc.hold" "the IPC holder" || return 1
+	sed -n 's/^adversary ipc-hold: //p' "$LOGD/ipc.hold" >"$LOGD/ipc.ids"
+	IPC_BEFORE=$("$ADV" ipc-look "$LOGD/ipc.ids")
+	[ "$IPC_BEFORE" = "qnum=0 shm=intact" ] || { echo "the IPC holder shows '$IPC_BEFORE'"; return 1; }
+}
+stop_ipc_holder() {
+	[ -n "${IPC_HOLDER_PID:-}" ] && kill -KILL "$IPC_HOLDER_PID" 2>/dev/null && wait "$IPC_HOLDER_PID" 2>/dev/null
+	IPC_HOLDER_PID=
+	# They outlive their maker.
+	[ -s "$LOGD/ipc.ids" ] && "$ADV" ipc-rm "$LOGD/ipc.ids"
+	rm -f "$LOGD/ipc.ids"
+}
+check_ipc() {
+	local now
+	now=$("$ADV" ipc-look "$LOGD/ipc.ids" 2>&1)
+	[ "$now" = "$IPC_BEFORE" ] || { echo "the outside process now sees '$now' (was '$IPC_BEFORE')"; return 1; }
+}
+
+# POSIX message queues, seen from outside: through /dev/mqueue where it is
+# mounted, else by mq_open in the harness (the initial IPC namespace).
+mq_exists() {
+	if [ "$(stat -f -c %T /dev/mqueue 2>/dev/null)" = mqueue ]; then
+		[ -e "/dev/mqueue/${1#/}" ]
+	else
+		"$ADV" mq exists "$1" >/dev/null
+	fi
+}
+mk_mq() { "${AS_STEP[@]}" "$ADV" mq create "$MQ.q"; }
+rm_mq() { "$ADV" mq unlink "$MQ.q"; "$ADV" mq unlink "$MQ.new"; }
+check_mq_kept() { mq_exists "$MQ.q" || { echo "the outside queue $MQ.q is gone"; return 1; }; }
+check_mq_none() { ! mq_exists "$MQ.new" || { echo "a queue $MQ.new now exists"; return 1; }; }
+
+# An outside process holding a pty's slave, copying what its master reads.
+start_pty_holder() {
+	rm -f "$LOGD/pty.hold"
+	"${AS_STEP[@]}" env SG_ADV_RUN="$RUNID" "$ADV" pty-hold >"$LOGD/pty.hold" 2>&1 </dev/null &
+	PTY_HOLDER_PID=$!
+	wait_ready "$LOGD/pty.hold" "the pty holder" || return 1
+	sed -n 's/^adversary pty-hold: ready //p' "$LOGD/pty.hold" >"$LOGD/pty.path"
+	[ -c "$(cat "$LOGD/pty.path")" ] || { echo "no pty: $(cat "$LOGD/pty.hold")"; return 1; }
+}
+stop_pty_holder() {
+	[ -n "${PTY_HOLDER_PID:-}" ] && kill -KILL "$PTY_HOLDER_PID" 2>/dev/null && wait "$PTY_HOLDER_PID" 2>/dev/null
+	PTY_HOLDER_PID=
+	rm -f "$LOGD/pty.path"
+}
+check_pty() {
+	sleep 0.1 # the holder copies what its master reads
+	! grep -qaF SG-ADV-PTY-PWNED "$LOGD/pty.hold" ||
+		{ echo "the outside terminal's master read what the step wrote"; return 1; }
+}
+
+# A scratch ext4 on a loop device, mounted on work/mnt: the only file
+# system the file-system-wide ioctls may touch.  Its image lives in the
+# log dir, so that its writes change nothing the judges look at; its label
+# is what fs-ioctl and fs-state check before they act, so no run can
+# relabel or freeze a file system of the host.
+mk_scratch_fs() {
+	command -v mkfs.ext4 >/dev/null || { echo "no mkfs.ext4"; return 1; }
+	command -v losetup >/dev/null || { echo "no losetup"; return 1; }
+	[ -e /dev/loop-control ] || { echo "no loop devices (/dev/loop-control)"; return 1; }
+	truncate -s 16M "$LOGD/scratch.img" || return 1
+	mkfs.ext4 -q -F -L sg-adv-scratch "$LOGD/scratch.img" >/dev/null 2>&1 || { echo "mkfs.ext4 failed"; return 1; }
+	FSLOOP=$(losetup -f --show "$LOGD/scratch.img" 2>&1) || { echo "losetup: $FSLOOP"; FSLOOP=; return 1; }
+	mount -t ext4 -o nosuid,nodev "$FSLOOP" "$W/mnt" 2>&1 || { echo "cannot mount ext4 from $FSLOOP"; return 1; }
+	FSMNT=$W/mnt
+	[ "$("$ADV" fs-state label "$FSMNT")" = sg-adv-scratch ] || { echo "$FSMNT is not the scratch file system"; return 1; }
+}
+mk_frozen_fs() { mk_scratch_fs && "$ADV" fs-state freeze "$FSMNT"; }
+rm_scratch_fs() {
+	if [ -n "$FSMNT" ]; then
+		"$ADV" fs-state thaw "$FSMNT" >/dev/null 2>&1
+		umount "$FSMNT"
+	fi
+	[ -n "$FSLOOP" ] && losetup -d "$FSLOOP"
+	FSMNT='' FSLOOP=''
+	rm -f "$LOGD/scratch.img"
+}
+check_fs_label() {
+	local l
+	l=$("$ADV" fs-state label "$FSMNT" 2>&1)
+	[ "$l" = sg-adv-scratch ] || { echo "the scratch file system's label is now '$l'"; return 1; }
+}
+# FITHAW from outside succeeds only on a frozen file system (and thaws it).
+check_fs_thawed() {
+	! "$ADV" fs-state thaw "$FSMNT" >/dev/null 2>&1 ||
+		{ echo "the step froze the scratch file system (FITHAW from outside succeeded)"; return 1; }
+}
+check_fs_frozen() {
+	"$ADV" fs-state thaw "$FSMNT" >/dev/null 2>&1 ||
+		{ echo "the step thawed the scratch file system frozen from outside"; return 1; }
 }
 
 # An unconfined process of the same user: cwd in $HOME, ~/.bashrc open for
@@ -936,6 +1139,50 @@ cases() {
 		teardown:restore_domain check:check_domain -- \
 		"$A" overwrite /proc/sys/kernel/domainname sg-adv-pwned
 
+	# Reaching outside through other processes (issue 16).  The outside
+	# processes are the harness's, of the step's user, started before the
+	# step and unconfined; a case that needs:GAP is skipped where
+	# stepguard --check reports that gap, and judged everywhere else.
+	local HP=@$LOGD/holder.pid
+	deny proc-environ "read /proc/PID/environ of an outside process of the same user" \
+		setup:start_holder teardown:stop_holder check:check_stolen_environ -- \
+		"$A" proc-read "$HP" environ "$W/stolen"
+	deny proc-maps "read /proc/PID/maps of that process" \
+		setup:start_holder teardown:stop_holder check:check_stolen_maps -- \
+		"$A" proc-read "$HP" maps "$W/stolen"
+	deny proc-auxv "read /proc/PID/auxv of that process" \
+		setup:start_holder teardown:stop_holder check:check_stolen_auxv -- \
+		"$A" proc-read "$HP" auxv "$W/stolen"
+	deny proc-cmdline "read /proc/PID/cmdline of that process" needs:proc \
+		setup:start_holder teardown:stop_holder check:check_stolen_cmdline -- \
+		"$A" proc-read "$HP" cmdline "$W/stolen"
+	deny fs-label "as root, FS_IOC_SETFSLABEL on a scratch ext4 mounted in the work dir, O_RDONLY fd" \
+		needs:root setup:mk_scratch_fs teardown:rm_scratch_fs check:check_fs_label -- \
+		"$A" fs-ioctl setlabel "$W/mnt" sg-adv-pwned
+	deny fs-freeze "as root, FIFREEZE that scratch ext4 through an O_RDONLY fd" \
+		needs:root setup:mk_scratch_fs teardown:rm_scratch_fs check:check_fs_thawed -- \
+		"$A" fs-ioctl freeze "$W/mnt"
+	deny fs-thaw "as root, FITHAW that scratch ext4, frozen from outside" \
+		needs:root setup:mk_frozen_fs teardown:rm_scratch_fs check:check_fs_frozen -- \
+		"$A" fs-ioctl thaw "$W/mnt"
+	deny unix-deputy "ask an unconfined daemon on a pathname socket in /tmp to write" needs:unix-sockets \
+		setup:start_path_deputy teardown:stop_deputy absent:"$H/udeputy.txt" -- \
+		"$A" deputy-ask "$T.deputy" "$H/udeputy.txt"
+	deny sysv-ipc-other "msgsnd to an outside process's System V queue, write its shared memory" needs:ipc \
+		setup:start_ipc_holder teardown:stop_ipc_holder check:check_ipc -- "$A" ipc-attack "$LOGD/ipc.ids"
+	deny mq-unlink-other "mq_unlink an outside POSIX message queue of the same user" \
+		setup:mk_mq teardown:rm_mq check:check_mq_kept -- "$A" mq-unlink "$MQ.q"
+	deny mq-create "mq_open(O_CREAT) a new POSIX message queue" teardown:rm_mq check:check_mq_none -- \
+		"$A" mq-create "$MQ.new"
+	deny sched-other "setpriority, sched_setaffinity, prlimit(RLIMIT_FSIZE) on an outside process" needs:sched \
+		setup:start_sched_target teardown:stop_sleeper check:check_sched -- \
+		"$A" sched-set "@$LOGD/sleeper.pid"
+	deny pty-other "write to a terminal whose slave an outside process holds" needs:ptys \
+		setup:start_pty_holder teardown:stop_pty_holder check:check_pty -- \
+		"$A" pty-write "@$LOGD/pty.path" SG-ADV-PTY-PWNED
+	deny core-limit "RLIMIT_CORE is 1/1 in the step; raise it, leave a process holding it" \
+		check:check_core -- "$A" core-raise "$W/core.pid"
+
 	# Positive controls: the same kinds of operation inside the work dir.
 	allow create "create a file" file:"$W/new.txt=adversary" -- "$A" create "$W/new.txt"
 	allow append "append" file:"$W/in.txt=inside
@@ -985,6 +1232,23 @@ PWNED-PROCFD" -- "$A" procfd-reopen "$W/in.txt" opath
 		sh -c '"$1" append /dev/null && echo ok > devnull.ok' sh "$A"
 	allow allow-write "--allow-write DIR, create in it" sgopt:--allow-write sgopt:"$X" \
 		file:"$X/new.txt=adversary" -- "$A" create "$X/new.txt"
+
+	# Positive controls for the cases on other processes: the step's own.
+	allow proc-self-environ "read /proc/self/environ" holds:"$W/own=SG_ADV_RUN=$RUNID" -- \
+		"$A" proc-read self environ "$W/own"
+	allow proc-child-environ "read /proc/PID/environ of the step's own child" \
+		holds:"$W/own=SG_ADV_CHILD=own-child" -- "$A" proc-read child environ "$W/own"
+	allow unix-socket-inside "a daemon's socket in the work dir: connect, have it write there" \
+		setup:start_work_deputy teardown:stop_deputy file:"$W/udeputy.txt=PWNED-DEPUTY" -- \
+		"$A" deputy-ask "$W/deputy.sock" "$W/udeputy.txt"
+	allow sysv-ipc-own "the step's own msgget/msgsnd/msgrcv and shmget/shmat" file:"$W/ipc.ok=ipc-ok" -- \
+		"$A" ipc-own "$W/ipc.ok"
+	allow sched-child "setpriority, sched_setaffinity, prlimit(RLIMIT_FSIZE) on the step's own child" \
+		file:"$W/sched.ok=sched-ok" -- "$A" sched-set child "$W/sched.ok"
+	allow pty-own "the step's own pty pair: write the slave, read the master" file:"$W/pty.ok=pty-ok" -- \
+		"$A" pty-own "$W/pty.ok"
+	allow script "script -qc true /dev/null exits 0" file:"$W/script.ok=ok" -- \
+		sh -c 'script -qc true /dev/null && echo ok > script.ok'
 }
 
 if [ "$LIST" = 1 ]; then
