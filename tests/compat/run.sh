@@ -227,6 +227,7 @@ fi
 #   needs=TOOL        skip unless TOOL is in the step's PATH (repeatable)
 #   gnu=TOOL          ... and is the GNU one (not busybox's)
 #   root              only for a root step
+#   path=PATH         skip unless PATH exists on this machine (/dev/log)
 #   env=NAME=VALUE    a tool variable the tool's docs tell users to set
 #                     (@W@ is the work dir)
 #   mtime= ignore= nohash= roothash=   passed to tree.sh list
@@ -342,6 +343,22 @@ case_ cargo-build setup=cargo needs=cargo has=target/debug/compat-crate has=out.
 	ignore='^target/(debug/(deps|build|\.fingerprint|incremental|examples)(/|$)|\.rustc_info\.json$)' \
 	nohash='^target/debug/compat-crate$' roothash='\.d$' \
 	-- 'cargo build --offline -q && ./target/debug/compat-crate > out.txt'
+
+# Scheduling, terminals and the system log: a step's own processes
+# (issue 16 refuses these calls on other processes, never on the step's).
+# nice and taskset run a program changed; what it sees is the output.
+case_ nice needs=nice has=nice.txt -- 'nice -n 5 true && nice -n 5 nice > nice.txt'
+case_ taskset needs=taskset has=cpus.txt \
+	-- 'taskset -c 0 true && taskset -c 0 grep "^Cpus_allowed_list:" /proc/self/status > cpus.txt'
+# renice of a child the step started, read back from its /proc/PID/stat.
+case_ renice needs=renice has=renice.txt \
+	-- 'sleep 30 & p=$!; renice -n 4 -p "$p" > /dev/null && cut -d" " -f19 "/proc/$p/stat" > renice.txt; kill "$p"'
+# script makes a pty pair of its own (/dev/ptmx, /dev/pts/N).
+case_ script needs=script has=script.txt -- "script -qc 'echo hi' /dev/null > script.txt"
+# logger to the journal's or syslog's socket, with errors reported (by
+# default logger says nothing when it cannot send).
+case_ logger needs=logger path=/dev/log has=logger.txt \
+	-- 'logger --socket-errors=on -u /dev/log -t stepguard-compat "compat test" && echo sent > logger.txt'
 
 if [ "$LIST" = 1 ]; then
 	printf '%s\n' "${NAMES[@]}" outside
@@ -512,6 +529,7 @@ unmet() {
 	while IFS= read -r o; do
 		case $o in
 		root) [ "$STEP_UID" = 0 ] || { echo "needs a root step (the step runs as $STEP_USER)"; return; } ;;
+		path=*) [ -e "${o#path=}" ] || { echo "no ${o#path=} on this machine"; return; } ;;
 		needs=* | gnu=*)
 			t=${o#*=}
 			p=$("${AS_STEP[@]}" env -i PATH="$STEP_PATH" "$STEP_SH" -c 'command -v "$1"' sh "$t") ||
