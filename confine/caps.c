@@ -38,6 +38,7 @@ int sg_caps_drop(uint64_t drop)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	bool held;
 	int r;
 
 	/*
@@ -67,13 +68,18 @@ int sg_caps_drop(uint64_t drop)
 	r = capget_self(d);
 	if (r < 0)
 		return r;
+	held = false;
 	for (unsigned i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
 		uint32_t m = (uint32_t)(drop >> (32 * i));
 
+		held |= (d[i].effective | d[i].permitted | d[i].inheritable) & m;
 		d[i].effective &= ~m;
 		d[i].permitted &= ~m;
 		d[i].inheritable &= ~m;
 	}
+	/* An unprivileged stepguard holds none: nothing to ask of the kernel. */
+	if (!held)
+		return 0;
 	if (syscall(SYS_capset, &h, d) < 0)
 		return -errno;
 	return 0;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
@@ -90,6 +91,28 @@ static int report(FILE *f, const struct sg_plan *pl, const struct sg_roots *root
 			origin(f, &pl->tmp.origin);
 			fprintf(f, "; TMPDIR and its kin are passed as they are\n");
 		}
+		if (roots && pl->sockets.n) {
+			fprintf(f, "# sockets the step may connect to outside its roots ([sockets] allow):\n");
+			for (size_t i = 0; i < pl->sockets.n; i++) {
+				const struct sg_root *e = &pl->sockets.v[i];
+
+				if (e->fd < 0)
+					fprintf(f, "#   %s -> absent, skipped\n", e->given);
+				else if (strcmp(e->given, e->path) != 0)
+					fprintf(f, "#   %s -> %s\n", e->given, e->path);
+				else
+					fprintf(f, "#   %s\n", e->path);
+			}
+		}
+		if (!pl->user.drop && geteuid() == 0) {
+			char caps[512];
+
+			fprintf(f, "# capabilities: the step runs as root without %s\n",
+				sg_caps_str(p->dropped_caps, caps, sizeof(caps)));
+		}
+		fprintf(f, "# core dumps: %s\n",
+			p->core_dumps == SG_YES ? "allowed ([stepguard] core-dumps = yes)"
+						: "none (RLIMIT_CORE 1: no core file, no core_pattern helper)");
 		if (scrub)
 			fprintf(f, "# ruling 1 (scrub): applies, %s is set\n", scrub);
 		else

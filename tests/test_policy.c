@@ -413,6 +413,94 @@ static void test_sg_policy_parse_user_namespaces_values(void **state)
 	parse_err("[seccomp]\nuser-namespaces =\n", 2, "user-namespaces");
 }
 
+/*
+ * The capabilities a root step runs without: the issue's nine at least,
+ * each with its reason; the ones ordinary root work needs kept.  A mutant
+ * that stops dropping one of them fails here (tests/mutants).
+ */
+static void test_sg_caps_default_dropped_pinned(void **state)
+{
+	static const char *const dropped[] = {
+		"CAP_SYS_ADMIN", "CAP_PERFMON", "CAP_SYS_PTRACE", "CAP_SYS_RAWIO", "CAP_SYS_MODULE",
+		"CAP_BPF", "CAP_SYS_RESOURCE", "CAP_DAC_READ_SEARCH", "CAP_MKNOD", "CAP_SYS_NICE",
+		"CAP_IPC_OWNER", "CAP_NET_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_TIME", "CAP_MAC_ADMIN",
+		"CAP_MAC_OVERRIDE", "CAP_SYSLOG", "CAP_CHECKPOINT_RESTORE", "CAP_LINUX_IMMUTABLE",
+		"CAP_SYS_PACCT", "CAP_SYS_TTY_CONFIG", "CAP_AUDIT_CONTROL", "CAP_AUDIT_READ",
+	};
+	static const char *const kept[] = {
+		"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID",
+		"CAP_SETUID", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_NET_RAW", "CAP_SYS_CHROOT",
+		"CAP_AUDIT_WRITE", "CAP_SETFCAP", "CAP_IPC_LOCK",
+	};
+	uint64_t want = 0, got = sg_caps_default_dropped();
+	struct sg_policy p;
+	unsigned nr;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++) {
+		if (sg_cap_parse(dropped[i], &nr) != 0)
+			fail_msg("%s is not dropped by default", dropped[i]);
+		assert_non_null(sg_cap_why(nr));
+		want |= UINT64_C(1) << nr;
+	}
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		assert_int_equal(sg_cap_parse(kept[i], &nr), -ENOENT);
+		assert_false(got & (UINT64_C(1) << nr));
+	}
+	if (got != want)
+		fail_msg("dropped set %#llx, this test pins %#llx", (unsigned long long)got,
+			 (unsigned long long)want);
+	assert_int_equal(sg_cap_parse("CAP_NO_SUCH", &nr), -EINVAL);
+	assert_int_equal(sg_cap_parse("sys_admin", &nr), -EINVAL);
+	assert_int_equal(sg_cap_last(), 40);
+	/* before any source is read, a policy drops them already */
+	sg_policy_init(&p);
+	assert_true(p.dropped_caps == want);
+	sg_policy_free(&p);
+}
+
+static void test_sg_policy_parse_keep_capabilities(void **state)
+{
+	struct sg_policy p;
+	unsigned admin, nice;
+
+	(void)state;
+	assert_int_equal(sg_cap_parse("CAP_SYS_ADMIN", &admin), 0);
+	assert_int_equal(sg_cap_parse("CAP_SYS_NICE", &nice), 0);
+	sg_policy_init(&p);
+	parse_ok(&p, SRC,
+		 "[stepguard]\nkeep-capabilities = CAP_SYS_NICE\nkeep-capabilities += CAP_SYS_ADMIN\n");
+	assert_false(p.dropped_caps & (UINT64_C(1) << admin));
+	assert_false(p.dropped_caps & (UINT64_C(1) << nice));
+	assert_true(p.dropped_caps ==
+		    (sg_caps_default_dropped() & ~(UINT64_C(1) << admin) & ~(UINT64_C(1) << nice)));
+	sg_policy_free(&p);
+	/* a name that is not one, and one stepguard never drops: both said at their line */
+	parse_err("[stepguard]\nkeep-capabilities = CAP_SYS_ADMN\n", 2, "capabilities(7)");
+	parse_err("[stepguard]\nkeep-capabilities = CAP_CHOWN\n", 2, "never dropped");
+}
+
+static void test_sg_policy_parse_core_dumps_and_sockets(void **state)
+{
+	struct sg_policy p;
+
+	(void)state;
+	sg_policy_init(&p);
+	parse_ok(&p, SRC,
+		 "[stepguard]\ncore-dumps = yes\n"
+		 "[sockets]\nallow = ?/dev/log /run/x.sock\n");
+	assert_int_equal(p.core_dumps, SG_YES);
+	assert_int_equal(p.core_dumps_origin.line, 2);
+	assert_int_equal(p.sockets.n, 2);
+	assert_string_equal(p.sockets.v[0], "?/dev/log");
+	assert_string_equal(p.sockets.v[1], "/run/x.sock");
+	sg_policy_free(&p);
+	parse_err("[stepguard]\ncore-dumps = sometimes\n", 2, "\"sometimes\"");
+	parse_err("[sockets]\nallow = run/docker.sock\n", 2, "absolute path");
+	parse_err("[sockets]\nallow = /run/../tmp/x\n", 2, "absolute path");
+	parse_err("[sockets]\ndeny = /run/x\n", 2, "\"deny\"");
+}
+
 static void test_sg_policy_parse_step_keys_accepted(void **state)
 {
 	struct fx *f = *state;
@@ -1408,6 +1496,9 @@ int main(void)
 		T(test_sg_policy_parse_seccomp_keys_accepted),
 		T(test_sg_policy_parse_seccomp_validator_refuses_unknown),
 		T(test_sg_policy_parse_user_namespaces_values),
+		T(test_sg_caps_default_dropped_pinned),
+		T(test_sg_policy_parse_keep_capabilities),
+		T(test_sg_policy_parse_core_dumps_and_sockets),
 		T(test_sg_policy_parse_step_keys_accepted),
 		T(test_sg_policy_parse_empty_text_and_comments_only),
 		T(test_sg_policy_parse_unknown_section_error_at_header_line),

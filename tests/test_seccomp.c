@@ -491,6 +491,24 @@ static void test_sg_seccomp_build_ioctl_tiocsti(void **state)
 		{ "ioctl(FS_IOC_FSSETXATTR)", 0, SYS_ioctl, { 3, FS_IOC_FSSETXATTR }, RET_EPERM },
 		{ "ioctl(FS_IOC_SETVERSION)", 0, SYS_ioctl, { 3, FS_IOC_SETVERSION }, RET_EPERM },
 		{ "ioctl(FS_IOC32_SETVERSION)", 0, SYS_ioctl, { 3, _IOW('v', 2, int) }, RET_EPERM },
+		/* file-system-wide: a read-only descriptor on the file system is enough */
+		{ "ioctl(FS_IOC_SETFSLABEL)", 0, SYS_ioctl, { 3, _IOW(0x94, 50, char[256]) }, RET_EPERM },
+		{ "ioctl(junk|FS_IOC_SETFSLABEL)", 0, SYS_ioctl, { 3, HIGH_JUNK | _IOW(0x94, 50, char[256]) }, RET_EPERM },
+		{ "ioctl(EXT4_IOC_SETFSUUID)", 0, SYS_ioctl, { 3, _IOW('f', 44, uint32_t[2]) }, RET_EPERM },
+		{ "ioctl(FIFREEZE)", 0, SYS_ioctl, { 3, FIFREEZE }, RET_EPERM },
+		{ "ioctl(FITHAW)", 0, SYS_ioctl, { 3, FITHAW }, RET_EPERM },
+		{ "ioctl(FITRIM)", 0, SYS_ioctl, { 3, FITRIM }, RET_EPERM },
+		{ "ioctl(FS_IOC_SHUTDOWN)", 0, SYS_ioctl, { 3, _IOR('X', 125, uint32_t) }, RET_EPERM },
+		{ "ioctl(EXT4_IOC_RESIZE_FS)", 0, SYS_ioctl, { 3, _IOW('f', 16, uint64_t) }, RET_EPERM },
+		{ "ioctl(EXT4_IOC_GROUP_EXTEND)", 0, SYS_ioctl, { 3, _IOW('f', 7, unsigned long) }, RET_EPERM },
+		{ "ioctl(EXT4_IOC_SWAP_BOOT)", 0, SYS_ioctl, { 3, _IO('f', 17) }, RET_EPERM },
+		{ "ioctl(FS_IOC_GETFSLABEL) reads", 0, SYS_ioctl, { 3, _IOR(0x94, 49, char[256]) }, RET_ALLOW },
+		/* POSIX queues: creating and removing refused, opening an existing one left to the write filter */
+		{ "mq_open(O_CREAT)", 0, SYS_mq_open, { 0, O_CREAT | O_RDWR, 0600, 0 }, RET_EPERM },
+		{ "mq_open(O_CREAT|O_EXCL|O_RDONLY)", 0, SYS_mq_open, { 0, O_CREAT | O_EXCL, 0600, 0 }, RET_EPERM },
+		{ "mq_open(junk|O_CREAT)", 0, SYS_mq_open, { 0, HIGH_JUNK | O_CREAT, 0600, 0 }, RET_EPERM },
+		{ "mq_open(O_RDONLY)", 0, SYS_mq_open, { 0, O_RDONLY, 0, 0 }, RET_ALLOW },
+		{ "mq_unlink", 0, SYS_mq_unlink, { 0 }, RET_EPERM },
 		{ "ioctl(FS_IOC_GETVERSION) reads", 0, SYS_ioctl, { 3, FS_IOC_GETVERSION }, RET_ALLOW },
 		{ "ioctl(FS_IOC_GETFLAGS)", 0, SYS_ioctl, { 3, FS_IOC_GETFLAGS }, RET_ALLOW },
 		{ "ioctl(FIONREAD)", 0, SYS_ioctl, { 0, FIONREAD }, RET_ALLOW },
@@ -536,7 +554,7 @@ static void test_sg_seccomp_build_hot_syscalls_constant_allow(void **state)
 #endif
 	};
 	/* mknod and mknodat: rare, and their mode decides (device nodes are refused) */
-	const int arg_nrs[] = { SYS_ioctl, SYS_clone, SYS_unshare, SYS_mknod, SYS_mknodat };
+	const int arg_nrs[] = { SYS_ioctl, SYS_clone, SYS_unshare, SYS_mknod, SYS_mknodat, SYS_mq_open };
 	struct prog p;
 
 	(void)state;

@@ -353,5 +353,13 @@ case $? in
 *) fail=$((fail + 1)); echo "FAIL summary: see above" ;;
 esac
 
+# what a step runs without: a root step's capabilities, core dumps, IPC (issue 16)
+STEPGUARD=$SG bash "$here/caps.sh"
+case $? in
+0) pass=$((pass + 1)) ;;
+77) ;; # skipped, and said why; never counted as passed
+*) fail=$((fail + 1)); echo "FAIL caps: see above" ;;
+esac
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -84,6 +84,9 @@ TESTS=(
 	"sigterm-ignored|step ignores SIGTERM|SIGTERM to stepguard is forwarded; the step ignores it and stays confined and supervised; no escalation"
 	"rlimit-nproc|step exhausts pids|RLIMIT_NPROC: stepguard cannot fork (71); a step that forks to the limit is still confined"
 	"rlimit-as|step exhausts memory|RLIMIT_AS: a step that allocates to the limit is still confined and supervised"
+	"caps-drop-refused|capabilities cannot be dropped|capset answers EPERM: a root step is not run (71), never run with its capabilities; a user, who holds none, runs"
+	"core-limit-refused|core limit cannot be set|prlimit64 answers EPERM: the step is not run (71), never run with core dumps on"
+	"ipc-namespace-refused|no private IPC namespace|unshare answers EPERM: the step runs confined, and the start line and the log say the gap ipc"
 	"rlimit-as-stepguard|step exhausts memory|RLIMIT_AS and RLIMIT_DATA swept over stepguard's own start: it refuses with a message or runs confined, never unconfined, never dies of a signal"
 )
 
@@ -1158,6 +1161,59 @@ t_rlimit_as_stepguard() {
 	as_sum="$nostart could not start (execve or ld.so), $refused refused with a message, $ran ran confined"
 	sweep_limit data 0 4096
 	verdict "RLIMIT_AS 1-8 MiB and RLIMIT_DATA 0-4 MiB on stepguard, 16 KiB steps: AS $as_sum; DATA $nostart could not start, $refused refused with a message, $ran ran confined; never a signal in stepguard's setup, never anything outside"
+}
+
+# --- what a step runs without (issue 16) ---------------------------------
+# Each refusal of the kernel is a stand-in (fchelper answers one call with
+# EPERM, as a container's seccomp profile would); the counterpart is the
+# same wrapper denying an unrelated call.
+t_caps_drop_refused() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	fresh "$TU"
+	WRAP=("$HELPER" deny capset=EPERM --)
+	sg_run -- -q -w "$W" -- "${PROBE[@]}"
+	if [ "$TU" = root ]; then
+		want 71 "the step was not run"
+		not_run "capset EPERM"
+	else
+		# a user holds no capability: nothing to drop, capset never asked
+		ran_confined "capset EPERM, a user with no capability to drop"
+	fi
+	reset_probe
+	WRAP=("$HELPER" deny acct=EPERM --)
+	sg_run -- -q -w "$W" -- "${PROBE[@]}"
+	ran_confined "counterpart: fchelper denying acct(2) only"
+	verdict "capset refused: root 71, the step never ran with the capabilities it was to run without; a user holds none and runs confined"
+}
+
+t_core_limit_refused() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	fresh "$TU"
+	WRAP=("$HELPER" deny prlimit64=EPERM --)
+	sg_run -- -q -w "$W" -- "${PROBE[@]}"
+	want 71 "RLIMIT_CORE"
+	not_run "prlimit64 EPERM"
+	reset_probe
+	WRAP=("$HELPER" deny acct=EPERM --)
+	sg_run -- -q -w "$W" -- "${PROBE[@]}"
+	ran_confined "counterpart: fchelper denying acct(2) only"
+	verdict "the core limit cannot be set: 71 naming RLIMIT_CORE, not run"
+}
+
+t_ipc_namespace_refused() {
+	[ -n "$HELPER" ] || { skip "$HELPER_WHY"; return; }
+	[ "$TU" = root ] || { skip "only root makes the namespace; a user's start line says the gap ipc always (cli)"; return; }
+	fresh "$TU"
+	WRAP=("$HELPER" deny unshare=EPERM --)
+	sg_run -- -w "$W" -- "${PROBE[@]}"
+	need "the start line does not say the gap ipc" out_has "not covered: .*ipc \\(other processes' System V IPC\\)"
+	ran_confined "unshare EPERM"
+	reset_probe
+	WRAP=("$HELPER" deny acct=EPERM --)
+	sg_run -- -w "$W" -- "${PROBE[@]}"
+	need "counterpart: the gap ipc said with a namespace made" out_lacks "ipc \\(other"
+	ran_confined "counterpart: fchelper denying acct(2) only"
+	verdict "the IPC namespace refused: the step runs confined and the start line says the gap ipc (it is said, not silent)"
 }
 
 # ===================================================================

@@ -60,6 +60,13 @@ declare -A killer=(
 	[60-prebuilt-ignores-policy-deny]=test_seccomp
 	[61-prebuilt-without-supervisor-rules]=test_seccomp
 	[62-notify-gate-below-api-5]=test_seccomp
+	[63-caps-sys-admin-kept]=test_policy
+	[64-caps-bounding-set-kept]=script:tests/cli/caps.sh
+	[65-caps-landlock-not-dropped]=script:tests/cli/caps.sh
+	[66-core-limit-not-set]=script:tests/cli/caps.sh
+	[67-no-private-ipc]=script:tests/cli/caps.sh
+	[68-fs-label-ioctl-allowed]=test_seccomp
+	[69-mq-unlink-allowed]=test_seccomp
 )
 
 # The VM rows that kill each VM-only mutant (result names in
@@ -85,7 +92,23 @@ tar -C "$src" --exclude=./build --exclude=./tests/vm/cache -cf - . | tar -C "$sc
 chmod -R a+rX "$scratch" # an unprivileged user may run the tests from here
 
 # run TEST: 0 if it passes, its status otherwise; its output goes to the log.
+# A TEST of the form script:PATH is a shell test of the built stepguard
+# (STEPGUARD set, as make check runs it); its exit 77 (skipped, with the
+# reason on its output) leaves the mutant not judged, never killed.
 run() {
+	if [[ $1 == script:* ]]; then
+		(cd "$scratch" && make -s -j2 build/stepguard build/stepguard-probe >"$scratch/make.log" 2>&1) || {
+			echo "build/stepguard did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
+			return 125
+		}
+		(cd "$scratch" && STEPGUARD="$scratch/build/stepguard" bash "${1#script:}") >"$scratch/test.log" 2>&1
+		local r=$?
+		if [ "$r" -eq 77 ]; then
+			echo "${1#script:} skipped:"; sed 's/^/    /' "$scratch/test.log" | tail -3
+			return 125
+		fi
+		return "$r"
+	fi
 	(cd "$scratch" && make -s -j2 "build/tests/$1" >"$scratch/make.log" 2>&1) || {
 		echo "build/tests/$1 did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
 		return 125
@@ -187,7 +210,7 @@ for p in "${patches[@]}"; do
 		status=1
 	else
 		echo "$name: killed by $t"
-		grep -E '^\[  FAILED  \] test_|^(ERROR: |step [0-9]+ \()|\[  ERROR   \] --- [^[]' "$scratch/test.log" |
+		grep -E '^\[  FAILED  \] test_|^(ERROR: |step [0-9]+ \()|\[  ERROR   \] --- [^[]|^FAIL ' "$scratch/test.log" |
 			sort -u | sed 's/^/    /'
 	fi
 done

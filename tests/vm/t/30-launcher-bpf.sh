@@ -336,6 +336,53 @@ killed() {
 	rm -f "$in" "$rep"
 }
 
+# without M W: what a root step runs without on backend M (issue 16): the
+# child drops the capabilities after its mark (every set, bounding too),
+# RLIMIT_CORE is 1/1, and the step has an IPC namespace of its own; the
+# same for a step root drops to sgtest.  Each step also prints "ran".
+has_cap() { [ $(((0x$1 >> $2) & 1)) = 1 ]; }
+capfield() { sed -n "s/^$1:[[:space:]]*//p" "$2" | head -n 1; }
+without() {
+	m=$1 w=$2
+	host_ipc=$(readlink /proc/self/ns/ipc)
+	probe='grep -E "^Cap(Prm|Eff|Bnd|Amb):" /proc/self/status; grep "core file size" /proc/self/limits; readlink /proc/self/ns/ipc; id -u; echo ran'
+	out=$VMTEST_STATE/without-$m.out
+	(cd "$w" && stepguard --filter $m -q -w "$w" -- sh -c "$probe") > "$out" 2>&1
+	vm_show < "$out"
+	why=""
+	grep -qx ran "$out" || why="$why the step did not run;"
+	for set in CapPrm CapEff CapBnd; do
+		v=$(capfield $set "$out")
+		[ -n "$v" ] || { why="$why no $set;"; continue; }
+		# 21 CAP_SYS_ADMIN, 38 CAP_PERFMON, 19 CAP_SYS_PTRACE, 24 CAP_SYS_RESOURCE: gone
+		for c in 21 38 19 24; do has_cap "$v" $c && why="$why $set has $c;"; done
+		# 0 CAP_CHOWN, 1 CAP_DAC_OVERRIDE: kept
+		for c in 0 1; do has_cap "$v" $c || why="$why $set lacks $c;"; done
+	done
+	[ "$(capfield CapAmb "$out")" = 0000000000000000 ] || why="$why ambient set not empty;"
+	grep -Eq 'core file size +1 +1 +bytes' "$out" || why="$why RLIMIT_CORE is not 1/1;"
+	grep -qxF "$host_ipc" "$out" && why="$why the step shares the IPC namespace $host_ipc;"
+	if [ -n "$why" ]; then fail sg-$m-without-root "$why"; else
+		pass sg-$m-without-root "root step: no SYS_ADMIN, PERFMON, SYS_PTRACE, SYS_RESOURCE in any set, CHOWN kept; core 1/1; its own IPC namespace"
+	fi
+	# sudo stepguard: the step as sgtest, stepguard root
+	uw=/home/sgtest/sgl-without-$m
+	mkdir -p "$uw" && chown 1000:1000 "$uw"
+	(cd "$uw" && SUDO_UID=1000 SUDO_GID=1000 stepguard --filter $m -q -w "$uw" -- sh -c "$probe") > "$out" 2>&1
+	vm_show < "$out"
+	why=""
+	grep -qx ran "$out" || why="$why the step did not run;"
+	grep -qx 1000 "$out" || why="$why not uid 1000;"
+	[ "$(capfield CapEff "$out")" = 0000000000000000 ] || why="$why effective set not empty;"
+	v=$(capfield CapBnd "$out")
+	[ -n "$v" ] && has_cap "$v" 21 && why="$why CapBnd has SYS_ADMIN;"
+	grep -Eq 'core file size +1 +1 +bytes' "$out" || why="$why RLIMIT_CORE is not 1/1;"
+	grep -qxF "$host_ipc" "$out" && why="$why the step shares the IPC namespace;"
+	if [ -n "$why" ]; then fail sg-$m-without-user "$why"; else
+		pass sg-$m-without-user "root dropping to sgtest: no capability, bounding set without SYS_ADMIN, core 1/1, its own IPC namespace"
+	fi
+}
+
 suite() {
 	m=$1
 	ws=/var/tmp/sgl-$m
@@ -358,6 +405,7 @@ suite() {
 	(cd "$w" && p51 $m "$ws" "$w" enforce)
 	(cd "$w" && p51 $m "$ws" "$w" audit)
 	try_rename $m "$ws" "$w"
+	without $m "$w"
 	t2=$(uptime_ms)
 	killed $m "$w"
 	t3=$(uptime_ms)
