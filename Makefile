@@ -303,26 +303,20 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/stepguard
 	rm -f $(addprefix $(DESTDIR)$(SYSCONFDIR)/stepguard/rules.d/,$(notdir $(RULES)))
 
-DEB_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
-	libcmocka-dev libjson-c-dev nettle-dev mandoc cppcheck attr python3 passwd \
-	qemu-system-x86 busybox-static cpio e2fsprogs util-linux clang llvm bpftool \
-	bubblewrap debhelper dpkg-dev python3-yaml shellcheck sudo git libclang-rt-dev clang-tidy strace \
-	rsync acl python3-venv patch
+# The package lists live in deps.sh, which a machine without make runs
+# first (the README); these targets and the packaging tests read them.
+BPFTOOL_DEB ?=
+DEB_PACKAGES = $(shell BPFTOOL_DEB="$(BPFTOOL_DEB)" sh deps.sh --print check)
+DEB_BUILD_PACKAGES = $(shell BPFTOOL_DEB="$(BPFTOOL_DEB)" sh deps.sh --print build)
 deps:
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PACKAGES)
+	BPFTOOL_DEB="$(BPFTOOL_DEB)" sh deps.sh check
 
 # Only what building stepguard needs, for a machine that installs it (the
-# GitHub Action, action.yml): no test tools, no VM packages.  BPFTOOL_DEB is
-# Debian's bpftool package; on Ubuntu, where bpftool comes with the kernel's
-# tools, give BPFTOOL_DEB="linux-tools-common linux-tools-$(uname -r)".
-BPFTOOL_DEB ?= bpftool
-DEB_BUILD_PACKAGES := build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev \
-	libjson-c-dev nettle-dev clang llvm $(BPFTOOL_DEB)
+# GitHub Action, action.yml): no test tools, no VM packages.  BPFTOOL_DEB
+# names the packages that provide bpftool where deps.sh's choice is wrong.
 .PHONY: deps-build
 deps-build:
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD_PACKAGES)
+	BPFTOOL_DEB="$(BPFTOOL_DEB)" sh deps.sh build
 
 # The GitHub Action (its structure, and its steps run as a runner would:
 # an unprivileged user with sudo, in a private mount namespace), the Debian

@@ -896,6 +896,10 @@ t_backend_supervisor_no_proc() {
 	[ "$TU" = root ] || { skip "the mount namespace is root's; the refusal does not depend on the user"; return; }
 	command -v unshare >/dev/null || { skip "no unshare(1)"; return; }
 	[ "$ASAN" = 0 ] || { skip "stepguard is built with ASan, which reads its options and runs LeakSanitizer through /proc: run it on a plain build"; return; }
+	# A container or a chroot may refuse a mount namespace, or the change
+	# of propagation in it: the setup of the test, not stepguard, fails.
+	unshare -m --propagation private true 2>/dev/null ||
+		{ skip "cannot make a mount namespace here (unshare -m --propagation private)"; return; }
 	fresh "$TU"
 	(cd "$W" && SGU=$SGU W=$W H=$H PROBE_SH=$PROBE_SH unshare -m --propagation private bash -c '
 		umount -l /proc || exit 90
