@@ -74,7 +74,7 @@ SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/calls.c confine/supervisor/intent.c
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
 SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
-	selftest/area.c selftest/modelcli.c selftest/stubapi.c
+	selftest/area.c selftest/holder.c selftest/modelcli.c selftest/stubapi.c
 LAUNCHER_SRCS := launcher/options.c launcher/policy_load.c launcher/roots.c launcher/plan.c launcher/execs.c launcher/tmpdir.c \
 	launcher/check.c launcher/run.c launcher/step.c launcher/unload.c launcher/summary.c
 LAUNCHER_MAIN := launcher/main.c
