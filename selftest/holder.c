@@ -197,7 +197,8 @@ static void control(struct selftest *s)
 			p->marker = a[k].marker;
 		}
 		p->result = peek_result(p);
-		h->proven = h->proven && strcmp(p->result, "read") == 0;
+		/* From the answer itself: only the marker read back proves the read. */
+		h->proven = h->proven && !a[k].err && a[k].marker;
 	}
 }
 
