@@ -56,14 +56,16 @@ const struct sg_st_cell_name sg_st_peeks[N_PEEKS] = {
 static int yama_scope(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-	int v = -1;
+	char line[16] = "", *end;
+	long v;
 
 	if (!f)
 		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
 	(void)fclose(f); /* read only */
-	return v;
+	v = strtol(line, &end, 10);
+	return end == line || (*end && *end != '\n') || v < 0 || v > 3 ? -1 : (int)v;
 }
 
 /*
@@ -116,7 +118,7 @@ static void control_read(const struct holder *h, int k, struct control_answer *a
 
 	if (k == 2) {
 		struct iovec local = { b, h->len };
-		struct iovec remote = { (void *)(uintptr_t)h->addr, h->len };
+		struct iovec remote = { (void *)(uintptr_t)h->addr, h->len }; // NOLINT(performance-no-int-to-ptr): the holder's address, only passed to process_vm_readv
 
 		n = process_vm_readv(h->pid, &local, 1, &remote, 1, 0);
 	} else {
@@ -207,7 +209,7 @@ static void control(struct selftest *s)
 /* Its one line: holding<TAB>PID<TAB>ADDRESS<TAB>LENGTH (probe.c). */
 static int read_holding(struct holder *h, int fd)
 {
-	char line[256], *end;
+	char line[256] = "", *end;
 	size_t n = 0;
 	uintmax_t pid;
 

@@ -322,7 +322,7 @@ static void try_peek(const char *spec)
 	peek_line("mem", b, n, e);
 	{
 		struct iovec local = { b, len };
-		struct iovec remote = { (void *)(uintptr_t)addr, len };
+		struct iovec remote = { (void *)(uintptr_t)addr, len }; // NOLINT(performance-no-int-to-ptr): the other process's address, only passed to process_vm_readv
 
 		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 		e = errno;
@@ -349,7 +349,7 @@ static int hold(void)
 		fprintf(stderr, "stepguard-probe: --hold: no marker in $STEPGUARD_SELFTEST_HELD\n");
 		return 2;
 	}
-	memcpy(held, m, strlen(m));
+	memcpy(held, m, strlen(m) + 1);
 	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* EINVAL: no Yama */
 	printf("holding\t%d\t%p\t%zu\n", (int)getpid(), (void *)held, strlen(m));
 	if (fflush(stdout) != 0)
