@@ -38,8 +38,9 @@
  *   - Other processes.  Last, the probe tries to read the environment and
  *     memory of a process outside the step (holder.c): the step's user,
  *     unconfined, holding a marker the probe is not told.  Every read
- *     must be refused, in every run; the self-test's own read of it,
- *     unconfined, must land first, or the refusals prove nothing.
+ *     must be refused, in every run (each run is a step with its own
+ *     domain, and a ruling run's differs); the self-test's own read of
+ *     it, unconfined, must land first, or the refusals prove nothing.
  */
 #include "selftest/selftest.h"
 
