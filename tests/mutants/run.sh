@@ -18,14 +18,6 @@
 # both attach modes; the mutant is killed when one of its rows FAILs.
 # Without SG_MUTANTS_VM=1 they are listed as not run, and do not fail the
 # run.
-#
-# Self-test mutants (the judgement of `stepguard --self-test`, which no
-# unit test links) are killed by cases of tests/selftest/run.sh.  They run
-# only with SG_MUTANTS_SELFTEST=1 (root, for the cases that need it): the
-# unmodified build first, then each mutant, each a build of stepguard and
-# its probe and one run of tests/selftest/run.sh (about 20 s); the mutant
-# is killed when one of its cases FAILs.  Without SG_MUTANTS_SELFTEST=1
-# they are listed as not run, and do not fail the run.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,6 +60,7 @@ declare -A killer=(
 	[60-prebuilt-ignores-policy-deny]=test_seccomp
 	[61-prebuilt-without-supervisor-rules]=test_seccomp
 	[62-notify-gate-below-api-5]=test_seccomp
+	[90-landed-read-counted-refused]=test_selftest
 )
 
 # The VM rows that kill each VM-only mutant (result names in
@@ -79,12 +72,6 @@ declare -A vm_killer=(
 	[12-exec-restriction-read-from-policy]='exec-(lsm|fmod)-daemon-restricted'
 	[13-exec-identity-ignores-device]='exec-(lsm|fmod)-device'
 	[14-exec-identity-ignores-generation]='exec-(lsm|fmod)-generation'
-)
-
-# The cases of tests/selftest/run.sh that kill each self-test mutant (a
-# grep -E pattern on the names of its "FAIL NAME: ..." lines).
-declare -A selftest_killer=(
-	[90-landed-read-counted-refused]='self-negative-peek'
 )
 
 if [ $# -gt 0 ]; then
@@ -129,23 +116,9 @@ vm_run() {
 	grep -q '^vm: [0-9]* passed' "$scratch/vm.log" || { tail -20 "$scratch/vm.log"; return 125; }
 }
 
-# selftest_run: build stepguard and its probe in the scratch tree and run
-# tests/selftest/run.sh against them; 0 if it ran (whatever its cases
-# said), its output in selftest.log.
-selftest_run() {
-	(cd "$scratch" && make -s -j2 build/stepguard build/stepguard-probe >"$scratch/make.log" 2>&1) || {
-		echo "build/stepguard did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
-		return 125
-	}
-	(cd "$scratch" && STEPGUARD="$scratch/build/stepguard" bash tests/selftest/run.sh) \
-		>"$scratch/selftest.log" 2>&1
-	grep -q '^selftest: [0-9]* passed' "$scratch/selftest.log" || { tail -20 "$scratch/selftest.log"; return 125; }
-}
-
 status=0
 declare -A baseline=()
 vm_baseline=
-st_baseline=
 for p in "${patches[@]}"; do
 	p=$(realpath "$p")
 	name=$(basename "$p" .patch)
@@ -180,41 +153,6 @@ for p in "${patches[@]}"; do
 		else
 			echo "$name: SURVIVED 25-exec.sh $row"
 			grep -E "^VMTEST [^ ]*/($row) " "$scratch/vm.log" | sed 's/^/    /'
-			status=1
-		fi
-		continue
-	fi
-	cases=${selftest_killer[$name]:-}
-	if [ -n "$cases" ]; then
-		if [ "${SG_MUTANTS_SELFTEST:-0}" != 1 ]; then
-			echo "$name: self-test only, not run (killed by tests/selftest/run.sh $cases; SG_MUTANTS_SELFTEST=1 runs it)"
-			continue
-		fi
-		if [ -z "$st_baseline" ]; then
-			# The unmodified code: every case passes.
-			st_baseline=fail
-			if selftest_run && ! grep -q '^FAIL ' "$scratch/selftest.log"; then
-				st_baseline=pass
-			else
-				echo "tests/selftest/run.sh fails on the unmodified code:"
-				grep '^FAIL \|^selftest: ' "$scratch/selftest.log" | sed 's/^/    /'
-			fi
-			cp "$scratch/selftest.log" "$scratch/selftest-baseline.log" 2>/dev/null
-		fi
-		[ "$st_baseline" = pass ] || { status=1; continue; }
-		(cd "$scratch" && patch -s -p1 <"$p") || { echo "$name: does not apply"; status=1; continue; }
-		selftest_run
-		r=$?
-		(cd "$scratch" && patch -s -R -p1 <"$p")
-		if [ "$r" -ne 0 ]; then
-			echo "$name: not judged (the build or tests/selftest/run.sh failed with it applied)"
-			status=1
-		elif grep -Eq "^FAIL ($cases)[ :]" "$scratch/selftest.log"; then
-			echo "$name: killed by tests/selftest/run.sh $cases"
-			grep -E '^FAIL ' "$scratch/selftest.log" | sed 's/^/    /'
-		else
-			echo "$name: SURVIVED tests/selftest/run.sh $cases"
-			grep -E '^SKIP ' "$scratch/selftest.log" | sed 's/^/    /'
 			status=1
 		fi
 		continue
