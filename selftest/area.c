@@ -474,6 +474,15 @@ void sg_st_parse_report(struct selftest *s, struct run *r)
 		char *f1 = strchr(line, '\t'), *f2 = f1 ? strchr(f1 + 1, '\t') : NULL;
 		bool matched = false;
 
+		if (strncmp(line, "peek\t", 5) == 0) {
+			char *copy = strdup(line);
+
+			if (!copy || !sg_st_parse_peek_line(s, r, copy))
+				sg_st_problem(s, "run %d: the probe printed an unexpected line: %.200s",
+					(int)(r - s->runs) + 1, line);
+			free(copy);
+			continue;
+		}
 		if (strncmp(line, "exec\t", 5) == 0) {
 			/* Split on a copy: the line is shown whole if it is not one of ours. */
 			char *copy = strdup(line);

@@ -22,17 +22,19 @@ struct json_object;
 #define N_CELLS (N_TARGETS + 1)   /* and the control, last */
 #define CONTROL N_TARGETS
 #define N_EXECS 2                 /* /bin/sh -c, and touch from $PATH */
+#define N_PEEKS 3                 /* another process's environ, /proc/PID/mem, process_vm_readv */
 #define N_RUNS 6
 #define RUN_TIMEOUT_MS 60000
 #define CHECK_TIMEOUT_MS 30000
 #define CLI_TIMEOUT_MS 120000     /* the real model CLI, each of its two runs */
 #define CAPTURE_MAX ((size_t)64 * 1024)
 
-/* sg_st_common_args() at most, plus the command, its targets and execs */
-#define ARGV_MAX(s) (32 + 2 * (s)->o->n_allow_write + N_CELLS + N_EXECS)
+/* sg_st_common_args() at most, plus the command, its targets, execs and peek */
+#define ARGV_MAX(s) (32 + 2 * (s)->o->n_allow_write + N_CELLS + N_EXECS + 1)
 
 #define SCRUB_VAR "CLAUDE_CODE_SUBPROCESS_ENV_SCRUB"
 #define CRED_VAR "ANTHROPIC_API_KEY"
+#define HOLD_VAR "STEPGUARD_SELFTEST_HELD" /* the holder's marker (probe.c --hold) */
 
 
 struct buf {
@@ -78,6 +80,39 @@ struct exec_cell {
 	bool ok;                /* what this run expects */
 };
 
+/*
+ * One read of the holder, another process of the step's user: by the
+ * probe under stepguard (it must be refused), or by the self-test itself,
+ * unconfined (the control: it must land, or a refusal proves nothing).
+ */
+struct peek {
+	bool reported;         /* it was tried (the probe printed a line for it) */
+	char probe_said[16];   /* "read" or "refused" */
+	char errname[32];      /* refused: the errno */
+	size_t got;            /* read: the bytes that came back */
+	bool marker;           /* read: the holder's marker was in them */
+	const char *result;    /* "refused", "read", "granted", "failed", "not tried" */
+};
+
+/*
+ * The process outside the step (issue 16, class 1): unconfined, as the
+ * step's user and without capabilities, holding a fresh marker in its
+ * environment and at ADDR in its memory, alive through the runs.
+ */
+struct holder {
+	pid_t pid;              /* 0: never started */
+	bool running;           /* started, not yet seen to end, not yet stopped */
+	int in;                 /* its standard input: closing it ends the holder */
+	char marker[48];
+	uintmax_t addr;
+	size_t len;
+	char word[96];          /* peek=PID:ADDRESS:LENGTH, for the probe */
+	char error[256];        /* why it could not start, or when it died */
+	struct peek control[N_PEEKS];
+	bool proven;            /* every control read returned the marker */
+	int yama;               /* kernel.yama.ptrace_scope; -1: no Yama */
+};
+
 struct run {
 	const char *scrub;
 	bool ruling;  /* the scrub is set: ruling 1 applies, exec is restricted */
@@ -86,6 +121,9 @@ struct run {
 	struct cell c[N_CELLS];
 	struct exec_cell x[N_EXECS];
 	int exec_denials; /* the run's log: denial records of op exec */
+	struct peek p[N_PEEKS];  /* the probe's reads of the holder */
+	const char *peek_result; /* the worst of them, or "unproven" */
+	bool peek_ok;
 	char backend[64];
 	int abi; /* -1: unknown */
 	struct buf out, err;
@@ -167,14 +205,16 @@ struct selftest {
 	char backend[64];
 	int abi;
 	char **gaps; /* the start record's not_covered, NULL-terminated */
+	struct holder holder;
 	struct run runs[N_RUNS];
 	struct ruling_check checks[3];
 	struct model_cli *cli_run; /* NULL without --model-cli */
 	char **problems;
 	size_t n_problems;
 	bool lost_problem; /* out of memory while recording one: never a pass */
-	/* landed_any: a write landed, or a program ran that a ruling step must
-	 * not execute; either outranks every other status. */
+	/* landed_any: a write landed, a program ran that a ruling step must
+	 * not execute, or a read of the holder returned its marker; each
+	 * outranks every other status. */
 	bool landed_any, confine_failed;
 };
 
@@ -187,6 +227,8 @@ struct sg_st_cell_name {
 extern const struct sg_st_cell_name sg_st_cells[N_CELLS];
 /* The execs, in the table's column order after the control. */
 extern const struct sg_st_cell_name sg_st_execs[N_EXECS];
+/* The reads of the holder, in the probe's order (the id is its word). */
+extern const struct sg_st_cell_name sg_st_peeks[N_PEEKS];
 
 const char *sg_st_scrub_label(const char *scrub);
 const char *sg_st_buf_str(const struct buf *b);
@@ -224,6 +266,12 @@ int sg_st_rm_rf_at(int dfd, const char *name);
 void sg_st_snap_take(const char *path, struct snap *sn);
 int sg_st_user_can(const struct selftest *s, const char *path, int mode);
 int sg_st_give(const struct selftest *s, const char *path);
+
+/* holder.c: the process outside the step, before, during and after the runs */
+void sg_st_holder_start(struct selftest *s);
+void sg_st_holder_stop(struct selftest *s);
+bool sg_st_parse_peek_line(struct selftest *s, struct run *r, char *line);
+void sg_st_judge_peeks(struct selftest *s, struct run *r);
 
 /* modelcli.c: --model-cli, after the runs */
 void sg_st_model_cli(struct selftest *s);

@@ -139,6 +139,41 @@ static void print_model_cli(const struct selftest *s)
 	printf("\n");
 }
 
+/* One read of the holder, for -v and the control line: "LABEL WHAT". */
+static void print_peek(const struct peek *p, int k, const char *who)
+{
+	printf("%s %s ", k ? "," : "", sg_st_peeks[k].label);
+	if (!p->reported)
+		printf("%s silent", who);
+	else if (strcmp(p->probe_said, "read") == 0)
+		printf("read %zu bytes, %s", p->got, p->marker ? "the marker" : "no marker");
+	else
+		printf("refused %s", p->errname);
+}
+
+static void print_holder(const struct selftest *s)
+{
+	const struct holder *h = &s->holder;
+
+	if (!h->word[0] && !h->control[0].reported) {
+		printf("  holder        none: %s\n", h->error[0] ? h->error : "not started");
+		return;
+	}
+	printf("  holder        pid %d, user %s, no capabilities, not under stepguard (the probe, "
+	       "--hold):\n                a marker in its environment and at 0x%jx\n",
+	       (int)h->pid, s->user.name, h->addr);
+	if (h->proven) {
+		printf("  control read  landed: as %s, unconfined, the self-test read the marker through "
+		       "%s, %s and %s\n", s->user.name, sg_st_peeks[0].label, sg_st_peeks[1].label,
+		       sg_st_peeks[2].label);
+		return;
+	}
+	printf("  control read  did not land, so the probe's refusals prove nothing:\n               ");
+	for (int k = 0; k < N_PEEKS; k++)
+		print_peek(&h->control[k], k, "control");
+	printf("\n");
+}
+
 void sg_st_print_human(const struct selftest *s, int status)
 {
 	const struct sg_selftest_args *o = s->o;
@@ -152,20 +187,22 @@ void sg_st_print_human(const struct selftest *s, int status)
 		if (s->have_top)
 			printf("  work dir      %s\n", s->work);
 		printf("  probe         %s, run as %s -p %s \"\" -- TARGET... exec-sh=MARKER "
-		       "exec-touch=MARKER\n\n", s->probe, s->cli, s->tools);
-		printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %-9s | %-15s | %s\n", "scrub",
-		       "order", sg_st_cells[0].label, sg_st_cells[1].label, sg_st_cells[2].label,
-		       sg_st_cells[3].label, sg_st_cells[4].label, sg_st_execs[0].label,
-		       sg_st_execs[1].label);
+		       "exec-touch=MARKER peek=PID:ADDRESS:LENGTH\n", s->probe, s->cli, s->tools);
+		print_holder(s);
+		printf("\n  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %-9s | %-15s | %-10s | %s\n",
+		       "scrub", "order", sg_st_cells[0].label, sg_st_cells[1].label,
+		       sg_st_cells[2].label, sg_st_cells[3].label, sg_st_cells[4].label,
+		       sg_st_execs[0].label, sg_st_execs[1].label, "other process");
 		for (int i = 0; i < N_RUNS; i++) {
 			const struct run *r = &s->runs[i];
 
 			if (!r->attempted)
 				continue;
-			printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %-9s | %-15s | %s\n",
+			printf("  %-6s %-7s | %-13s | %-16s | %-12s | %-25s | %-9s | %-15s | %-10s | %s\n",
 			       sg_st_scrub_label(r->scrub), i < N_RUNS / 2 ? "forward" : "reverse",
 			       r->c[0].result, r->c[1].result, r->c[2].result, r->c[3].result,
-			       r->c[4].result, r->x[0].result, r->x[1].result);
+			       r->c[4].result, r->x[0].result, r->x[1].result,
+			       r->peek_result ? r->peek_result : "not tried");
 			if (!o->verbose)
 				continue;
 			for (int c = 0; c < N_CELLS; c++)
@@ -181,9 +218,16 @@ void sg_st_print_human(const struct selftest *s, int status)
 			       r->ruling ? "a ruling step: the execs must be refused"
 					 : "no ruling: the execs must run",
 			       r->exec_denials, r->exec_denials == 1 ? "" : "s");
+			printf("      other process:");
+			for (int k = 0; k < N_PEEKS; k++)
+				print_peek(&r->p[k], k, "probe");
+			printf("\n");
 		}
 		printf("  (scrub 1: a ruling step, where both execs must be refused with EACCES; in the "
 		       "other runs both must run)\n");
+		printf("  (other process: the probe's reads of the holder's environment and memory, by "
+		       "/proc/PID/environ,\n   /proc/PID/mem and process_vm_readv; in every run each "
+		       "must be refused with EACCES or EPERM)\n");
 		for (int i = 0; i < N_RUNS; i++)
 			for (int c = 0; c < N_TARGETS; c++)
 				if (s->runs[i].attempted && s->runs[i].c[c].before.exists)
@@ -243,6 +287,10 @@ void sg_st_print_human(const struct selftest *s, int status)
 		       gaps_text(s, g, sizeof(g)));
 	if (status == SG_EXIT_OK) {
 		char cli_pass[160];
+		int peeks = 0;
+
+		for (int i = 0; i < N_RUNS; i++)
+			peeks += s->runs[i].attempted ? N_PEEKS : 0;
 		int ruling = 0;
 
 		snprintf(cli_pass, sizeof(cli_pass), ", and the model CLI answered ok with none of its %d "
@@ -251,9 +299,10 @@ void sg_st_print_human(const struct selftest *s, int status)
 			ruling += s->runs[i].ruling;
 		printf("PASS: in all %d runs none of the %d writes outside the work directory landed and "
 		       "the control landed, the %d execs of the ruling runs were refused (their %d "
-		       "controls ran), %sthe rulings held%s\n", N_RUNS, N_TARGETS, ruling * N_EXECS,
-		       (N_RUNS - ruling) * N_EXECS, s->cli_run ? "" : "and ",
-		       s->cli_run ? cli_pass : "");
+		       "controls ran), the %d reads of another process's environment and memory were "
+		       "refused (unconfined, each of the %d kinds read its marker), %sthe rulings held%s\n",
+		       N_RUNS, N_TARGETS, ruling * N_EXECS, (N_RUNS - ruling) * N_EXECS, peeks, N_PEEKS,
+		       s->cli_run ? "" : "and ", s->cli_run ? cli_pass : "");
 	}
 	else if (status == SG_EXIT_CONFINE)
 		printf("FAIL: stepguard could not set up the confinement on this machine (see above)\n");
@@ -303,6 +352,53 @@ static json_object *exec_json(const struct run *r, int k)
 	json_object_object_add(j, "exit_status",
 			       executed ? json_object_new_int(e->exit_status) : NULL);
 	json_object_object_add(j, "pass", json_object_new_boolean(e->ok));
+	return j;
+}
+
+/* One read of the holder: by the probe in a run, or the self-test's control. */
+static json_object *peek_json(const struct peek *p, int k, bool control)
+{
+	json_object *j = json_object_new_object();
+	bool read = p->reported && strcmp(p->probe_said, "read") == 0;
+	const char *result = p->result ? p->result : "not tried";
+
+	json_object_object_add(j, "attempt", json_object_new_string(sg_st_peeks[k].id));
+	json_object_object_add(j, "label", json_object_new_string(sg_st_peeks[k].label));
+	json_object_object_add(j, "result", json_object_new_string(result));
+	if (!control) {
+		json_object_object_add(j, "probe_reported", json_object_new_boolean(p->reported));
+		json_object_object_add(j, "probe_said",
+				       p->reported ? json_object_new_string(p->probe_said) : NULL);
+	}
+	json_object_object_add(j, "errno",
+			       p->reported && !read ? json_object_new_string(p->errname) : NULL);
+	json_object_object_add(j, "bytes", read ? json_object_new_int64((int64_t)p->got) : NULL);
+	json_object_object_add(j, "marker", read ? json_object_new_boolean(p->marker) : NULL);
+	json_object_object_add(j, "pass", json_object_new_boolean(
+		strcmp(result, control ? "read" : "refused") == 0));
+	return j;
+}
+
+static json_object *holder_json(const struct selftest *s)
+{
+	const struct holder *h = &s->holder;
+	json_object *j = json_object_new_object(), *a = json_object_new_array();
+	char addr[32];
+	bool started = h->word[0] || h->control[0].reported;
+
+	snprintf(addr, sizeof(addr), "0x%jx", h->addr);
+	json_object_object_add(j, "started", json_object_new_boolean(started));
+	json_object_object_add(j, "pid", started ? json_object_new_int(h->pid) : NULL);
+	json_object_object_add(j, "uid", json_object_new_int64(s->user.uid));
+	json_object_object_add(j, "address", started ? json_object_new_string(addr) : NULL);
+	json_object_object_add(j, "length", started ? json_object_new_int64((int64_t)h->len) : NULL);
+	json_object_object_add(j, "yama_ptrace_scope", h->yama >= 0 ? json_object_new_int(h->yama) : NULL);
+	for (int k = 0; started && k < N_PEEKS; k++)
+		json_object_array_add(a, peek_json(&h->control[k], k, true));
+	json_object_object_add(j, "control", a);
+	json_object_object_add(j, "proven", json_object_new_boolean(h->proven));
+	if (h->error[0])
+		json_object_object_add(j, "error", json_object_new_string(h->error));
 	return j;
 }
 
@@ -415,6 +511,7 @@ void sg_st_print_json(const struct selftest *s, int status)
 	json_object_object_add(root, "not_covered_text",
 			       s->backend[0] ? json_object_new_string(gaps_text(s, g, sizeof(g))) : NULL);
 
+	json_object_object_add(root, "holder", holder_json(s));
 	a = json_object_new_array();
 	for (int i = 0; i < N_RUNS; i++) {
 		const struct run *r = &s->runs[i];
@@ -441,6 +538,18 @@ void sg_st_print_json(const struct selftest *s, int status)
 			json_object_array_add(t, exec_json(r, x));
 		json_object_object_add(j, "execs", t);
 		json_object_object_add(j, "exec_denials", json_object_new_int(r->exec_denials));
+		t = json_object_new_object();
+		json_object_object_add(t, "result", json_object_new_string(
+			r->peek_result ? r->peek_result : "not tried"));
+		{
+			json_object *att = json_object_new_array();
+
+			for (int k = 0; k < N_PEEKS; k++)
+				json_object_array_add(att, peek_json(&r->p[k], k, false));
+			json_object_object_add(t, "attempts", att);
+		}
+		json_object_object_add(t, "pass", json_object_new_boolean(r->peek_ok));
+		json_object_object_add(j, "other_process", t);
 		json_object_object_add(j, "pass", json_object_new_boolean(r->ok));
 		if (r->err.n)
 			json_object_object_add(j, "stderr", sg_json_bytes(sg_st_buf_str(&r->err)));

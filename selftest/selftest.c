@@ -35,6 +35,12 @@
  *     directory.  In the ruling runs (scrub 1) each must be refused with
  *     EACCES and leave no marker; in the others each must run, the
  *     control that nothing else stops them.
+ *   - Other processes.  Last, the probe tries to read the environment and
+ *     memory of a process outside the step (holder.c): the step's user,
+ *     unconfined, holding a marker the probe is not told.  Every read
+ *     must be refused, in every run (each run is a step with its own
+ *     domain, and a ruling run's differs); the self-test's own read of
+ *     it, unconfined, must land first, or the refusals prove nothing.
  */
 #include "selftest/selftest.h"
 
@@ -216,6 +222,9 @@ static void one_run(struct selftest *s, int i)
 		argv[n++] = r->c[c].path;
 	for (int x = 0; x < N_EXECS; x++)
 		argv[n++] = words[x];
+	/* The holder's pid and address, never its marker: a read must find it. */
+	if (s->holder.word[0])
+		argv[n++] = s->holder.word;
 	argv[n] = NULL;
 
 	r->status = sg_st_run_stepguard((char *const *)argv, env, s->work, RUN_TIMEOUT_MS, &r->out,
@@ -229,6 +238,7 @@ static void one_run(struct selftest *s, int i)
 	sg_st_judge_control(s, r);
 	for (int x = 0; x < N_EXECS; x++)
 		sg_st_judge_exec(s, r, x);
+	sg_st_judge_peeks(s, r);
 
 	if (r->status != 0) {
 		const char *e = sg_st_buf_str(&r->err);
@@ -267,6 +277,7 @@ static void one_run(struct selftest *s, int i)
 		r->ok = r->ok && r->c[c].reported && !r->c[c].landed;
 	for (int x = 0; x < N_EXECS; x++)
 		r->ok = r->ok && r->x[x].ok;
+	r->ok = r->ok && r->peek_ok;
 }
 
 /* ---- the whole ---------------------------------------------------------- */
@@ -283,6 +294,7 @@ int sg_self_test(const struct sg_selftest_args *o, char *const envp[])
 	s->o = o;
 	s->envp = envp;
 	s->abi = -1;
+	s->holder.in = -1;
 	if (o->model_cli) {
 		s->cli_run = calloc(1, sizeof(*s->cli_run));
 		if (s->cli_run)
@@ -292,6 +304,8 @@ int sg_self_test(const struct sg_selftest_args *o, char *const envp[])
 	}
 
 	if (sg_st_prepare(s) == 0) {
+		/* Before the runs, and alive through them: the process they try to read. */
+		sg_st_holder_start(s);
 		sg_st_check_rulings(s);
 		for (int i = 0; i < N_RUNS; i++) {
 			s->runs[i].scrub = run_scrub[i];
@@ -304,6 +318,8 @@ int sg_self_test(const struct sg_selftest_args *o, char *const envp[])
 		if (o->model_cli)
 			sg_st_model_cli(s);
 	}
+	/* On every path that returns; PR_SET_PDEATHSIG covers those that do not. */
+	sg_st_holder_stop(s);
 
 	if (s->have_top) {
 		int r = sg_st_rm_rf_at(AT_FDCWD, s->top);

@@ -6,8 +6,10 @@
  * The probe is a separate program (stepguard-probe, selftest/probe.c)
  * that stepguard runs as a step, six times (scrub unset, 0, 1, then 1, 0,
  * unset); after its writes it tries two execs, refused in the ruling runs
- * (scrub 1) and run in the others.  Every write and exec is judged from
- * outside, after the probe exits.  With --model-cli, the real CLI runs
+ * (scrub 1) and run in the others, then three reads of another process
+ * of the step's user, refused in every run.  Every write and exec is
+ * judged from outside, after the probe exits; each read by the marker it
+ * would have returned, which the probe is not told.  With --model-cli, the real CLI runs
  * last, against a stub of the Messages API, with planted hooks and an
  * MCP server that must not run.  See docs/self-test.md for the output
  * and the statuses.

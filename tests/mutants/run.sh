@@ -67,6 +67,7 @@ declare -A killer=(
 	[67-no-private-ipc]=script:tests/cli/caps.sh
 	[68-fs-label-ioctl-allowed]=test_seccomp
 	[69-mq-unlink-allowed]=test_seccomp
+	[90-landed-read-counted-refused]=test_selftest
 )
 
 # The VM rows that kill each VM-only mutant (result names in

@@ -4,10 +4,19 @@
 #     that user (SUDO_UID/SUDO_GID), in text and in --json: exit 0, all
 #     cells of the table refused in every run, the control landed, both
 #     execs refused (EACCES) in the two ruling runs (scrub 1) and run in
-#     the four others, the rulings held, and nothing left behind where the
-#     probe wrote;
+#     the four others, the three reads of the holder (another process of
+#     the step's user) made and refused (EACCES or EPERM) in every run
+#     after the self-test's own unconfined read of it landed, the rulings
+#     held, nothing left behind where the probe wrote, and no holder left
+#     running;
 #   - a negative case that proves the self-test can fail: a policy that
 #     makes /tmp writable must give exit 1 and "landed" in the /tmp column;
+#   - negative cases for the reads: as root on Linux 6.15 and later, a
+#     policy that keeps CAP_PERFMON lets the step read the holder's
+#     environ (may_access_mm()): exit 1 and "read" in every row; and as
+#     root dropping to the user, a probe that user cannot read makes the
+#     holder non-dumpable, so the control read cannot land: exit 1,
+#     "unproven" in every row, never a pass;
 #   - --model-cli with a stand-in CLI (fakecli.py), the host test of the
 #     self-test's stub API: it checks the stub's answers to the real CLI's
 #     request shape and that the stub listens on 127.0.0.1 only, then
@@ -62,23 +71,37 @@ ISG=$T/inst/bin/stepguard
 # (/tmp, unlike a root containing $HOME, is a root the launcher accepts.)
 printf '[writes]\noops = /tmp\n' > "$T/neg.ini"
 chmod 644 "$T/neg.ini"
+# One that lets a root step keep CAP_PERFMON, which from Linux 6.15 reads
+# any process's environ past the ptrace hook (may_access_mm()): the
+# self-test must catch the read.
+printf '[stepguard]\nkeep-capabilities = CAP_PERFMON\n' > "$T/perfmon.ini"
+chmod 644 "$T/perfmon.ini"
+# A probe the step's user can execute but not read: the kernel makes the
+# holder non-dumpable, the control read cannot land, and the self-test
+# must not pass on refusals that prove nothing.
+mkdir -p "$T/noread/bin" "$T/noread/libexec/stepguard"
+cp "$SG" "$T/noread/bin/stepguard"
+cp "$PROBE" "$T/noread/libexec/stepguard/stepguard-probe"
+chmod -R a+rX "$T/noread"
+chmod 711 "$T/noread/libexec/stepguard/stepguard-probe"
 
-# table_ok FILE [TMPCELL]: the table in FILE has six rows (scrub unset, 0,
-# 1, then 1, 0, unset), each with its four targets TMPCELL for /tmp and
-# refused elsewhere, the control landed, and both execs refused in the
-# ruling rows (scrub 1) and run in the others.
+# table_ok FILE [TMPCELL [PEEKCELL]]: the table in FILE has six rows (scrub
+# unset, 0, 1, then 1, 0, unset), each with its four targets TMPCELL for
+# /tmp and refused elsewhere, the control landed, both execs refused in
+# the ruling rows (scrub 1) and run in the others, and the reads of the
+# other process PEEKCELL (refused unless told).
 table_ok() {
-	local tmpcell=${2:-refused}
-	awk -F'|' -v tmpcell="$tmpcell" '
+	local tmpcell=${2:-refused} peekcell=${3:-refused}
+	awk -F'|' -v tmpcell="$tmpcell" -v peekcell="$peekcell" '
 		function trim(s) { gsub(/^ +| +$/, "", s); return s }
 		/^  (unset|0|1) +(forward|reverse) +\|/ {
 			split(trim($1), a, / +/)
 			order = order a[1] "/" a[2] " "
 			rows++
 			exec = a[1] == "1" ? "refused" : "ran"
-			if (NF != 8 || trim($2) != "refused" || trim($3) != "refused" || trim($4) != tmpcell ||
+			if (NF != 9 || trim($2) != "refused" || trim($3) != "refused" || trim($4) != tmpcell ||
 			    trim($5) != "refused" || trim($6) != "landed" || trim($7) != exec ||
-			    trim($8) != exec) {
+			    trim($8) != exec || trim($9) != peekcell) {
 				print "  bad row: " $0
 				badrows++
 			}
@@ -91,8 +114,10 @@ table_ok() {
 }
 
 # json_ok FILE EXPECT USER: the --json document parses and says the same
-# facts; EXPECT is "pass" or "tmp-landed".  Prints the paths it names (for
-# the leftovers check) to FILE.paths.
+# facts; EXPECT is "pass", "tmp-landed", "peek-read" (the step read the
+# holder's environ) or "peek-unproven" (the control read did not land).
+# Prints the paths it names (for the leftovers check) to FILE.paths, and
+# the holder's pid to FILE.holder.
 json_ok() {
 	python3 - "$1" "$2" "$3" > "$1.paths" <<'EOF'
 import json, os, sys
@@ -114,8 +139,38 @@ want(isinstance(d["lsm"], list) or d.get("lsm_error"), "neither lsm nor lsm_erro
 want(len(d["rulings"]) == 3 and all(c["pass"] for c in d["rulings"]), "rulings %r" % d["rulings"])
 want([c["status"] for c in d["rulings"]] == [77, 77, 0], "ruling statuses")
 want(d["model_cli"] is None, "model_cli is %r without --model-cli" % (d["model_cli"],))
+# The other process: started, read by the self-test itself (unconfined)
+# through all three, or, for peek-unproven, not.
+h = d["holder"]
+want(h["started"] and isinstance(h["pid"], int) and h["address"].startswith("0x") and h["length"] == 40,
+     "holder %r" % (h,))
+want(h["uid"] == d["user"]["uid"], "holder uid %r, step user %r" % (h["uid"], d["user"]["uid"]))
+want([c["attempt"] for c in h["control"]] == ["environ", "mem", "vm"], "control reads %r" % h["control"])
+if expect == "peek-unproven":
+    want(not h["proven"] and any(c["result"] != "read" for c in h["control"]), "control %r" % (h,))
+    want(any("the control read of the holder" in p and "did not land" in p for p in d["problems"]),
+         "no problem says the control read did not land: %r" % d["problems"])
+else:
+    want(h["proven"] and all(c["result"] == "read" and c["marker"] is True and c["pass"] for c in h["control"]),
+         "control reads did not all land: %r" % h["control"])
+with open(path + ".holder", "w") as f:
+    print(h["pid"] or "", file=f)
 for r in runs:
     ruling = r["scrub"] == "1"
+    # Every read made (the probe reported it) and refused; or what the case says instead.
+    op = r["other_process"]
+    want([a["attempt"] for a in op["attempts"]] == ["environ", "mem", "vm"], "run %d: reads %r" % (r["run"], op))
+    for a in op["attempts"]:
+        want(a["probe_reported"], "run %d: read %s not reported (not made)" % (r["run"], a["attempt"]))
+        if expect == "peek-read" and a["attempt"] == "environ":
+            want(a["result"] == "read" and a["marker"] is True and a["probe_said"] == "read" and not a["pass"],
+                 "run %d: environ %r" % (r["run"], a))
+        else:
+            want(a["result"] == "refused" and a["probe_said"] == "refused" and a["errno"] in ("EACCES", "EPERM")
+                 and a["pass"], "run %d: read %s is %r" % (r["run"], a["attempt"], a))
+    want(op["result"] == {"peek-read": "read", "peek-unproven": "unproven"}.get(expect, "refused"),
+         "run %d: other process %r" % (r["run"], op["result"]))
+    want(op["pass"] == (expect in ("pass", "tmp-landed")), "run %d: other process pass %r" % (r["run"], op["pass"]))
     want(r["ruling"] == ruling, "run %d: ruling is %r" % (r["run"], r["ruling"]))
     want([x["exec"] for x in r["execs"]] == ["sh", "touch"], "run %d: execs %r" % (r["run"], r["execs"]))
     for x in r["execs"]:
@@ -129,9 +184,13 @@ for r in runs:
             want(x["probe_said"] == "executed" and x["exit_status"] == 0 and x["errno"] is None,
                  "run %d: exec %s: %r %r" % (r["run"], x["exec"], x["probe_said"], x["exit_status"]))
         print(x["marker"])
-    # Each refused exec is logged, once; none outside a ruling.
-    want(r["exec_denials"] == (2 if ruling else 0),
-         "run %d: %r refused execs in its log" % (r["run"], r["exec_denials"]))
+    # Each refused exec is logged, once; none outside a ruling.  Not with
+    # the unreadable probe: the step is then non-dumpable as well, and the
+    # supervisor (the step's user, no CAP_SYS_PTRACE) cannot read the path
+    # of its exec to log it; Landlock still refuses it (checked above).
+    if expect != "peek-unproven":
+        want(r["exec_denials"] == (2 if ruling else 0),
+             "run %d: %r refused execs in its log" % (r["run"], r["exec_denials"]))
     want(r["stepguard_status"] == 0, "run %d: stepguard status %r" % (r["run"], r["stepguard_status"]))
     want([t["target"] for t in r["targets"]] == ["home-file", "home-dotfile", "tmp-file", "parent-file"],
          "run %d: targets" % r["run"])
@@ -153,7 +212,11 @@ if expect == "pass":
          "result %r, problems %r" % (d["result"], d["problems"]))
 else:
     want(d["result"] == "fail" and d["exit_status"] == 1, "result %r" % d["result"])
+if expect == "tmp-landed":
     want(any("/tmp" in p and "landed" in p for p in d["problems"]), "no problem names /tmp")
+if expect == "peek-read":
+    want(sum("read the holder's marker through /proc/PID/environ" in p for p in d["problems"]) == 6,
+         "not one problem per run for the environ read: %r" % d["problems"])
 print(os.path.dirname(d["workdir"]))
 for e in errors:
     print("  " + e, file=sys.stderr)
@@ -180,35 +243,66 @@ none_left() {
 	[ $left = 0 ] && ok || bad "$name: files left behind"
 }
 
+# holder_gone NAME PID: the self-test's holder does not outlive it.
+holder_gone() {
+	local name=$1 pid=$2
+	if [ -z "$pid" ]; then
+		bad "$name: no holder pid in the report"
+	elif [ -e "/proc/$pid" ] && grep -qz -- '--hold' "/proc/$pid/cmdline" 2> /dev/null; then
+		bad "$name: the holder (pid $pid) is still running"
+		kill -KILL "$pid" 2> /dev/null
+	else
+		ok
+	fi
+}
+
 # case NAME STATUS TABLE-TMPCELL JSON-EXPECT USER -- COMMAND...: run the
-# self-test in text (-v) and in --json, and judge both.
+# self-test in text (-v) and in --json, and judge both.  JSON-EXPECT also
+# says what the other-process column holds (json_ok).
 case_() {
-	local name=$1 want=$2 tmpcell=$3 jexpect=$4 user=$5
+	local name=$1 want=$2 tmpcell=$3 jexpect=$4 user=$5 peekcell=refused
 	shift 6
 	local out=$T/$name.txt js=$T/$name.json rc
+	case $jexpect in
+	peek-read) peekcell=read ;;
+	peek-unproven) peekcell=unproven ;;
+	esac
 	# Names the test did not make: a self-test must not leave any either.
 	"$@" --self-test -v > "$out" 2>&1
 	rc=$?
 	[ "$rc" = "$want" ] && ok || { bad "$name: exit $rc (want $want)"; sed 's/^/  | /' "$out" | tail -40; }
-	if table_ok "$out" "$tmpcell"; then ok; else bad "$name: the table"; sed 's/^/  | /' "$out" | head -20; fi
+	if table_ok "$out" "$tmpcell" "$peekcell"; then ok; else bad "$name: the table"; sed 's/^/  | /' "$out" | head -20; fi
 	grep -q '^  backend  *[a-z]' "$out" && grep -q '^  Landlock ABI  *[0-9]' "$out" &&
 		grep -q '^  kernel ' "$out" && grep -q '^  active LSMs ' "$out" &&
 		grep -q '^  not covered ' "$out" && ok || bad "$name: the facts below the table"
+	# Each run's three reads of the holder were made and refused (-v).
+	if [ "$peekcell" = refused ]; then
+		[ "$(grep -c '^      other process: /proc/PID/environ refused E\(ACCES\|PERM\), /proc/PID/mem refused E\(ACCES\|PERM\), process_vm_readv refused E\(ACCES\|PERM\)$' "$out")" = 6 ] &&
+			ok || bad "$name: not six -v lines of three refused reads"
+	fi
 	if [ "$want" = 0 ]; then
-		grep -q '^PASS: in all 6 runs none of the 4 writes outside the work directory landed and the control landed, the 4 execs of the ruling runs were refused (their 8 controls ran), and the rulings held$' "$out" &&
+		grep -q '^  control read  landed: as ' "$out" &&
+		grep -q '^PASS: in all 6 runs none of the 4 writes outside the work directory landed and the control landed, the 4 execs of the ruling runs were refused (their 8 controls ran), the 18 reads of another process'"'"'s environment and memory were refused (unconfined, each of the 3 kinds read its marker), and the rulings held$' "$out" &&
 			ok || bad "$name: no PASS line (with the counts)"
 	else
-		grep -q '^FAIL' "$out" && grep -q 'file in /tmp landed' "$out" && ok ||
-			bad "$name: no FAIL line naming the /tmp write"
+		case $jexpect in
+		peek-read) need="read the holder's marker through /proc/PID/environ" ;;
+		peek-unproven) need="the control read of the holder" ;;
+		*) need="file in /tmp landed" ;;
+		esac
+		grep -q '^FAIL' "$out" && grep -qF "$need" "$out" && ok ||
+			bad "$name: no FAIL line, or no problem saying: $need"
 	fi
 	text_paths "$out" > "$out.paths"
 	none_left "$name" "$out.paths"
+	holder_gone "$name" "$(sed -n 's/^  holder  *pid \([0-9]*\),.*/\1/p' "$out")"
 
 	"$@" --self-test --json > "$js" 2> "$js.err"
 	rc=$?
 	[ "$rc" = "$want" ] && ok || { bad "$name --json: exit $rc (want $want)"; cat "$js.err"; }
 	if json_ok "$js" "$jexpect" "$user"; then ok; else bad "$name --json: the document"; fi
 	none_left "$name --json" "$js.paths"
+	holder_gone "$name --json" "$(cat "$js.holder" 2> /dev/null)"
 }
 
 # --- --model-cli -----------------------------------------------------------
@@ -330,6 +424,15 @@ done
 self=$(id -un)
 case_ self 0 refused pass "$self" -- "$SG"
 case_ self-negative 1 landed tmp-landed "$self" -- "$SG" -p "$T/neg.ini"
+# Linux 6.15 and later (may_access_mm()); the step must be root to keep a capability.
+kmaj=$(uname -r | cut -d. -f1) kmin=$(uname -r | cut -d. -f2 | tr -cd 0-9)
+if [ "$(id -u)" != 0 ]; then
+	skipped "a step that keeps CAP_PERFMON: needs root"
+elif [ "$kmaj" -lt 6 ] || { [ "$kmaj" = 6 ] && [ "${kmin:-0}" -lt 15 ]; }; then
+	skipped "a step that keeps CAP_PERFMON: Linux $(uname -r) does not let it read another process's environ (6.15 and later do)"
+else
+	case_ self-negative-peek 1 refused peek-read "$self" -- "$SG" -p "$T/perfmon.ini"
+fi
 cli_case stub-self 0 stub "$T/fake-client/claude" -- "$SG"
 cli_case fake-markers 1 markers "$T/fake-markers/claude" -- "$SG"
 cli_case fake-silent 1 silent "$T/fake-silent/claude" -- "$SG"
@@ -364,6 +467,8 @@ else
 	case_ sudo-drop 0 refused pass "$USER_NAME" -- env SUDO_UID="$uid" SUDO_GID="$gid" "$ISG"
 	case_ sudo-drop-negative 1 landed tmp-landed "$USER_NAME" -- \
 		env SUDO_UID="$uid" SUDO_GID="$gid" "$ISG" -p "$T/neg.ini"
+	case_ sudo-drop-unproven 1 refused peek-unproven "$USER_NAME" -- \
+		env SUDO_UID="$uid" SUDO_GID="$gid" "$T/noread/bin/stepguard"
 	if runuser -u "$USER_NAME" -- "$PY" -c '' 2> /dev/null; then
 		cli_case stub-user 0 stub "$T/fake-client/claude" -- runuser -u "$USER_NAME" -- "$ISG"
 		cli_case stub-sudo-drop 0 stub "$T/fake-client/claude" -- \
