@@ -2338,6 +2338,13 @@ static void test_supervisor_step_in_another_mount_namespace(void **state)
 	step_is(&run, 0, 0, "chmod inside, in our namespace");
 	need_own_namespaces(fx, &run, 1);
 	step_is(&run, 1, 0, "unshare a mount namespace");
+	/* In a chroot "/" is no mount point: its propagation cannot change. */
+	if (run.rep->err[2] == EINVAL) {
+		print_message("skipped: / is not a mount point here (a chroot?), so the test "
+			      "cannot make it private (mount: %s)\n", strerror(EINVAL));
+		run_done(&run);
+		skip();
+	}
 	step_is(&run, 2, 0, "make / private in it");
 	step_is(&run, 3, 0, "bind out over work/sub");
 	step_is(&run, 4, 0, "stat both names");
