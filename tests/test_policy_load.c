@@ -174,7 +174,8 @@ static void test_sg_policy_load_other_owner_refused(void **state)
 
 	(void)state;
 	if (geteuid() != 0) {
-		skip(); /* only root can give a file to another user */
+		print_message("skipped: only root can give a file to another user\n");
+		skip();
 		return;
 	}
 	snprintf(copy, sizeof(copy), "%s", path);
