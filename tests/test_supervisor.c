@@ -41,6 +41,7 @@
 #include "confine/supervisor/supervisor.h"
 /* sg_judge(), sg_creds_no_more_than() and SG_WALK_MAX, tested directly. */
 #include "confine/supervisor/internal.h"
+#include "lib/vocab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +64,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -2937,6 +2939,357 @@ static void test_supervisor_abi1_refer_refused_and_recorded(void **state)
 	run_done(&run);
 }
 
+/* ---- scheduling and limits of other processes (issue 16) ----------------- */
+
+/* include/uapi/linux/ioprio.h */
+#define T_IOPRIO_WHO_PROCESS 1
+#define T_IOPRIO_CLASS_BE 2
+#define T_IOPRIO_VALUE(class, data) (((class) << 13) | (data))
+
+/*
+ * A process of the step's user outside the step: an orphan (its parent
+ * exits at once), so neither the step nor this process, the supervisor's,
+ * is its ancestor.  Its pid; kill_outsider() ends it through a pidfd.
+ */
+static pid_t g_outsider;
+static int g_outsider_pidfd = -1;
+
+static void start_outsider(void)
+{
+	int p[2];
+	pid_t mid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0) {
+		pid_t o = fork();
+
+		if (o == 0) {
+			close(p[0]);
+			close(p[1]);
+			for (;;)
+				pause();
+		}
+		(void)!write(p[1], &o, sizeof(o));
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &g_outsider, sizeof(g_outsider)), (ssize_t)sizeof(g_outsider));
+	close(p[0]);
+	assert_int_equal(waitpid(mid, NULL, 0), mid);
+	g_outsider_pidfd = (int)syscall(SYS_pidfd_open, g_outsider, 0);
+	assert_true(g_outsider_pidfd >= 0);
+}
+
+static void kill_outsider(void)
+{
+	syscall(SYS_pidfd_send_signal, g_outsider_pidfd, SIGKILL, NULL, 0);
+	close(g_outsider_pidfd);
+	g_outsider_pidfd = -1;
+}
+
+static long fsize_of(pid_t pid)
+{
+	struct rlimit l;
+
+	assert_int_equal(prlimit(pid, RLIMIT_FSIZE, NULL, &l), 0);
+	return l.rlim_cur == RLIM_INFINITY ? -1 : (long)l.rlim_cur;
+}
+
+/* The lowest CPU this process may run on, and whether it has another. */
+static int first_cpu(bool *more)
+{
+	cpu_set_t set;
+	int first = -1, n = 0;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set)) {
+			if (first < 0)
+				first = i;
+			n++;
+		}
+	*more = n > 1;
+	return first;
+}
+
+static void *thread_park(void *p)
+{
+	(void)p;
+	pause();
+	return NULL;
+}
+
+static pid_t g_thread_tid;
+
+static void *thread_tid(void *p)
+{
+	g_thread_tid = (pid_t)syscall(SYS_gettid);
+	return thread_park(p);
+}
+
+static long affinity_bits(pid_t tid)
+{
+	cpu_set_t set;
+	long bits = 0;
+
+	if (sched_getaffinity(tid, sizeof(set), &set) < 0)
+		return -1;
+	for (int i = 0; i < 64 && i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			bits |= 1L << i;
+	return bits;
+}
+
+static void probe_sched_others(struct report *r, const struct fx *fx)
+{
+	struct rlimit zero = { 0, 0 };
+	struct sched_param sp = { 0 };
+	cpu_set_t one;
+	bool more;
+	int cpu = first_cpu(&more);
+
+	(void)fx;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* The outsider, a process of the same user: the kernel alone would let each through. */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)g_outsider, 5));              /* 0 */
+	rec(r, syscall(SYS_prlimit64, g_outsider, RLIMIT_FSIZE, &zero, NULL)); /* 1 */
+	rec(r, sched_setaffinity(g_outsider, sizeof(one), &one));            /* 2 */
+	rec(r, syscall(SYS_ioprio_set, T_IOPRIO_WHO_PROCESS, g_outsider,
+		       T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 7)));                 /* 3 */
+	rec(r, sched_setscheduler(g_outsider, SCHED_BATCH, &sp));            /* 4 */
+	rec(r, sched_setparam(g_outsider, &sp));                             /* 5 */
+	/* stepguard itself, the step's parent. */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)getppid(), 5));               /* 6 */
+	rec(r, syscall(SYS_prlimit64, getppid(), RLIMIT_FSIZE, &zero, NULL)); /* 7 */
+	/* Every process of the user; the step's own group, which stepguard is in. */
+	rec(r, setpriority(PRIO_USER, 0, 5));                                /* 8 */
+	rec(r, setpriority(PRIO_PGRP, 0, 5));                                /* 9 */
+	/* Reading another process's limit only reads: not notified, allowed. */
+	{
+		struct rlimit l;
+
+		rec(r, prlimit(g_outsider, RLIMIT_FSIZE, NULL, &l));         /* 10 */
+	}
+}
+
+/*
+ * Another process of the same user is out of the step's reach: each
+ * scheduling or limit call on it is refused EPERM and recorded (op sched,
+ * arg its tgid << 32 | what), and from outside its nice, its file size
+ * limit and its CPUs are what they were.  stepguard itself (the step's
+ * parent) likewise; a user's every process and a group stepguard is in,
+ * too.  Only reading a limit is let through, unnotified.
+ */
+static void test_supervisor_sched_of_other_processes_refused(void **state)
+{
+	struct fx *fx = *state;
+	static const struct { int what; bool outsider; } want[] = {
+		{ SG_SCHED_NICE, true }, { SG_SCHED_RLIMIT, true }, { SG_SCHED_SCHEDULER, true },
+		{ SG_SCHED_IOPRIO, true }, { SG_SCHED_SCHEDULER, true }, { SG_SCHED_SCHEDULER, true },
+		{ SG_SCHED_NICE, false }, { SG_SCHED_RLIMIT, false }, { SG_SCHED_NICE, false },
+		{ SG_SCHED_NICE, false },
+	};
+	int my_nice = getpriority(PRIO_PROCESS, 0);
+	long my_fsize = fsize_of(0), out_cpus;
+	struct run run;
+
+	start_outsider();
+	out_cpus = affinity_bits(g_outsider);
+	assert_int_equal(getpriority(PRIO_PROCESS, (id_t)g_outsider), my_nice);
+	run_supervised(fx, probe_sched_others, &run);
+	for (int i = 0; i <= 9; i++)
+		step_is(&run, i, EPERM, "scheduling or limit of a process outside the step");
+	step_is(&run, 10, 0, "read the outsider's limit");
+	/* Nothing changed, seen from outside. */
+	assert_int_equal(getpriority(PRIO_PROCESS, (id_t)g_outsider), my_nice);
+	assert_int_equal(fsize_of(g_outsider), my_fsize);
+	assert_int_equal(affinity_bits(g_outsider), out_cpus);
+	{
+		struct sched_param sp;
+
+		assert_int_equal(sched_getscheduler(g_outsider), SCHED_OTHER);
+		assert_int_equal(sched_getparam(g_outsider, &sp), 0);
+		assert_int_equal(sp.sched_priority, 0);
+	}
+	assert_int_equal(getpriority(PRIO_PROCESS, 0), my_nice);
+	assert_int_equal(fsize_of(0), my_fsize);
+	kill_outsider();
+	/* One record each, with whom it was aimed at and what it tried. */
+	assert_int_equal(run.n_ev, (int)ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct sg_sup_event *e = &run.ev[i];
+		pid_t target = (pid_t)(e->arg >> 32);
+
+		assert_string_equal(e->op, "sched");
+		assert_int_equal(e->result, -EPERM);
+		assert_int_equal(e->why, SG_SUP_GUARD);
+		assert_int_equal(e->pid, run.pid);
+		assert_int_equal(e->arg & 0xffffffffu, want[i].what);
+		if (want[i].outsider)
+			assert_int_equal(target, g_outsider);
+		else if (i == 8)
+			assert_int_equal(target, 0); /* PRIO_USER: no one process */
+		else if (i == 9)
+			/* the group's first member outside: stepguard's, or the shell's before it */
+			assert_true(target > 0 && target != run.pid && target <= getpid());
+		else
+			assert_int_equal(target, getpid()); /* stepguard's own process */
+	}
+	run_done(&run);
+}
+
+static void probe_sched_own(struct report *r, const struct fx *fx)
+{
+	struct rlimit small = { 4096, 4096 }, old = { 0, 0 }, now;
+	bool more;
+	int cpu = first_cpu(&more), p[2];
+	cpu_set_t one;
+	pthread_t th;
+	pid_t child;
+
+	(void)fx;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	child = fork();
+	if (child == 0) {
+		char c, buf[8192];
+		int fd;
+
+		memset(buf, 'x', sizeof(buf));
+		close(p[1]);
+		/* Told to go on: write past the limit the parent set. */
+		(void)!read(p[0], &c, 1);
+		signal(SIGXFSZ, SIG_IGN);
+		fd = open("work/big", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		_exit(fd >= 0 && write(fd, buf, sizeof(buf)) == 4096 ? 0 : 1);
+	}
+	close(p[0]);
+	rec(r, setpriority(PRIO_PROCESS, (id_t)child, 7));                  /* 0 */
+	errno = 0;
+	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                     /* 1: 7 */
+	rec(r, more ? sched_setaffinity(child, sizeof(one), &one) : 0);      /* 2 */
+	rec(r, affinity_bits(child));                                       /* 3 */
+	rec(r, syscall(SYS_prlimit64, child, RLIMIT_FSIZE, &small, &old));  /* 4 */
+	rec(r, old.rlim_cur == RLIM_INFINITY ? 1 : (long)old.rlim_cur);     /* 5: the old limit, written back */
+	rec(r, prlimit(child, RLIMIT_FSIZE, NULL, &now) < 0 ? -1 : (long)now.rlim_cur); /* 6 */
+	/* The child's own write: cut at the limit. */
+	(void)!write(p[1], "x", 1);
+	close(p[1]);
+	{
+		int st;
+
+		rec(r, waitpid(child, &st, 0) == child && WIFEXITED(st) ? WEXITSTATUS(st) : -1); /* 7 */
+	}
+	/* A thread of the step, by its thread id. */
+	if (pthread_create(&th, NULL, thread_tid, NULL) != 0) {
+		rec(r, -1);
+		return;
+	}
+	while (!__atomic_load_n(&g_thread_tid, __ATOMIC_SEQ_CST))
+		sched_yield();
+	rec(r, more ? sched_setaffinity(g_thread_tid, sizeof(one), &one) : 0); /* 8 */
+	rec(r, affinity_bits(g_thread_tid));                                /* 9 */
+	rec(r, affinity_bits(0));                                           /* 10: the caller's own, unchanged */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)g_thread_tid, 3));           /* 11 */
+	errno = 0;
+	rec(r, getpriority(PRIO_PROCESS, (id_t)g_thread_tid));              /* 12: 3 */
+	/* A group of the step's own: every member inside. */
+	child = fork();
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	rec(r, setpgid(child, child));                                      /* 13 */
+	rec(r, setpriority(PRIO_PGRP, (id_t)child, 9));                     /* 14 */
+	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                     /* 15: 9 */
+	rec(r, syscall(SYS_ioprio_set, T_IOPRIO_WHO_PROCESS, child,
+		       T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 7)));                /* 16 */
+	rec(r, syscall(SYS_ioprio_get, T_IOPRIO_WHO_PROCESS, child));       /* 17 */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/*
+ * The step's own processes and threads are its to change: the supervisor
+ * performs each call and the step sees the kernel's result.  The child's
+ * nice, its CPUs and its file size limit changed (the child's write is cut
+ * at the limit); prlimit64 hands back the old limit; a thread's affinity
+ * is the thread's alone; a group of the step's own is reniced whole.
+ * Nothing is recorded.
+ */
+static void test_supervisor_sched_of_own_processes(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+	bool more;
+	int cpu = first_cpu(&more);
+	long all = affinity_bits(0);
+
+	run_supervised(fx, probe_sched_own, &run);
+	if (!more)
+		print_message("note: one CPU here, affinity changes are not shown\n");
+	step_is(&run, 0, 0, "setpriority of its own child");
+	assert_int_equal(run.rep->val[1], 7);
+	step_is(&run, 2, 0, "sched_setaffinity of its own child");
+	assert_int_equal(run.rep->val[3], more ? 1L << cpu : all);
+	step_is(&run, 4, 0, "prlimit64 RLIMIT_FSIZE of its own child");
+	assert_int_equal(run.rep->val[5], 1);   /* the old limit: infinity */
+	assert_int_equal(run.rep->val[6], 4096);
+	assert_int_equal(run.rep->val[7], 0);   /* its write stopped at 4096 bytes */
+	size_is(fx, "work/big", 4096);
+	step_is(&run, 8, 0, "sched_setaffinity of its own thread");
+	assert_int_equal(run.rep->val[9], more ? 1L << cpu : all);
+	assert_int_equal(run.rep->val[10], all);
+	step_is(&run, 11, 0, "setpriority of its own thread");
+	assert_int_equal(run.rep->val[12], 3);
+	step_is(&run, 13, 0, "setpgid");
+	step_is(&run, 14, 0, "setpriority of a group of its own");
+	assert_int_equal(run.rep->val[15], 9);
+	step_is(&run, 16, 0, "ioprio_set of its own child");
+	assert_int_equal(run.rep->val[17], T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 7));
+	assert_int_equal(run.n_ev, 0);
+	assert_true(run.notified >= 7);
+	run_done(&run);
+}
+
+static void probe_sched_self(struct report *r, const struct fx *fx)
+{
+	struct rlimit l;
+	cpu_set_t set;
+	struct sched_param sp = { 0 };
+
+	(void)fx;
+	rec(r, setpriority(PRIO_PROCESS, 0, 2));                             /* 0 */
+	rec(r, syscall(SYS_ioprio_set, T_IOPRIO_WHO_PROCESS, 0,
+		       T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 6)));                 /* 1 */
+	rec(r, sched_getaffinity(0, sizeof(set), &set));
+	rec(r, sched_setaffinity(0, sizeof(set), &set));                     /* 3 */
+	rec(r, sched_setscheduler(0, SCHED_OTHER, &sp));                     /* 4 */
+	rec(r, sched_setparam(0, &sp));                                      /* 5 */
+	rec(r, getrlimit(RLIMIT_CORE, &l));
+	rec(r, setrlimit(RLIMIT_CORE, &l));                                  /* 7 */
+	rec(r, prlimit(0, RLIMIT_CORE, &l, NULL));                           /* 8 */
+	rec(r, prlimit(getppid(), RLIMIT_CORE, NULL, &l));                   /* 9: read only */
+}
+
+/* The self forms, and reading a limit, cost nothing: never notified. */
+static void test_supervisor_sched_self_forms_not_notified(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	run_supervised(fx, probe_sched_self, &run);
+	for (int i = 0; i <= 9; i++)
+		step_is(&run, i, 0, "a self form");
+	assert_int_equal(run.notified, 0);
+	assert_int_equal(run.n_ev, 0);
+	run_done(&run);
+}
+
 #define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 /* ---- exec: a ruling step --------------------------------------------- */
@@ -3008,6 +3361,9 @@ int main(void)
 		FX_TEST(test_supervisor_intents_follow_chdir),
 		FX_TEST(test_supervisor_abi1_refer_refused_and_recorded),
 		FX_TEST(test_supervisor_threads_and_children),
+		FX_TEST(test_supervisor_sched_of_other_processes_refused),
+		FX_TEST(test_supervisor_sched_of_own_processes),
+		FX_TEST(test_supervisor_sched_self_forms_not_notified),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),
 		FX_TEST(test_supervisor_memory),

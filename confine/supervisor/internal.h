@@ -12,6 +12,8 @@
  *   intent.c              write-intent calls (create, open for writing,
  *                         mkdir, unlink, rename, link...): refused and
  *                         recorded outside the roots, else continued
+ *   sched.c               scheduling and limits of another process: performed
+ *                         when it is in the step, else refused and recorded
  *   calls.c               the notified calls' table, their log words and refusals
  *
  * Internal convention, on top of -errno: -ESRCH means "the step's call is
@@ -66,6 +68,11 @@ enum sg_kind {
 	SG_K_RENAME,
 	SG_K_LINK,
 	SG_K_SYMLINK,
+	/*
+	 * Scheduling and limits of another process (sched.c): performed by
+	 * the supervisor when the target is in the step, else refused.
+	 */
+	SG_K_SCHED,
 };
 
 enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
@@ -273,6 +280,7 @@ int sg_target_valid(struct sg_target *t);
 int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
 int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 		       size_t size);
+int sg_target_write(struct sg_target *t, uint64_t addr, const void *buf, size_t len);
 int sg_target_getfd(struct sg_target *t, int fd);
 int sg_target_getfd_proc(struct sg_target *t, int fd);
 /* sg_target_fd_table(): which of the caller's descriptor tables a procfs directory is */
@@ -313,6 +321,11 @@ int sg_sup_exec(struct sg_target *t, const struct sg_call *c, const uint64_t *ar
 bool sg_call_is_intent(const struct sg_call *c, const uint64_t *arg);
 int sg_sup_intent(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
 		  struct sg_sup_event *ev, struct sg_reply *rep);
+
+/* sched.c: the filter's rules; 1 when refused (*EV), 0 when answered or gone */
+int sg_sched_add_rules(scmp_filter_ctx ctx);
+int sg_sup_sched(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
+		 const struct sg_view *view, struct sg_sup_event *ev, struct sg_reply *rep);
 
 /* ops.c */
 const char *sg_kind_op(enum sg_kind k);   /* the log's operation name */

@@ -209,7 +209,7 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 		 * supervisor knows when a task's groups may have changed.
 		 */
 		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC ||
-		    c->kind == SG_K_MKNOD)
+		    c->kind == SG_K_MKNOD || c->kind == SG_K_SCHED)
 			continue;
 		nr = seccomp_syscall_resolve_name(c->name);
 		if (nr < 0) /* not on this architecture (chmod on arm64) */
@@ -247,6 +247,13 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 	if (r < 0)
 		return r;
 	r = sg_add_mknod_rules(ctx);
+	if (r < 0)
+		return r;
+	/*
+	 * Scheduling and limits of other processes (sched.c): the self
+	 * forms stay off the listener, every other form is notified.
+	 */
+	r = sg_sched_add_rules(ctx);
 	if (r < 0)
 		return r;
 	/*

@@ -31,6 +31,7 @@
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/root.h"
@@ -69,6 +70,8 @@ enum sg_sup_why {
 	SG_SUP_NOT_ALLOWED,  /* exec: the file is not on the ruling step's allow-list */
 	SG_SUP_ABI,          /* Landlock ABI 1 refuses it even inside: a rename or
 	                      * link across directories (sg_supervisor_set_no_refer()) */
+	SG_SUP_GUARD,        /* another process out of the step: its scheduling or
+	                      * limits (op sched); the log's reason "guard" */
 };
 
 struct sg_sup_event {
@@ -83,6 +86,8 @@ struct sg_sup_event {
 	bool path_truncated; /* path did not fit and ends early: never silent */
 	char path2[4096];   /* rename: the new name; link: the new link; else "" */
 	bool path2_truncated;
+	uint64_t arg;       /* op sched: target tgid << 32 | enum sg_sched_what
+	                     * (tgid 0: a user's every process, or unknown) */
 	bool audited;       /* --mode audit: recorded, and the call let through */
 	int result;         /* -errno answered to the step */
 	int why;            /* enum sg_sup_why */
