@@ -3290,6 +3290,51 @@ static void test_supervisor_sched_self_forms_not_notified(void **state)
 	run_done(&run);
 }
 
+static void probe_sched_drop_cap(struct report *r, const struct fx *fx)
+{
+	pid_t child;
+
+	(void)fx;
+	child = fork();
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	rec(r, setpriority(PRIO_PROCESS, (id_t)child, -3));                  /* 0 */
+	rec(r, drop_effective(CAP_SYS_NICE));                                /* 1 */
+	/* Without CAP_SYS_NICE the kernel refuses a lower nice: so must we. */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)child, -6));                  /* 2 */
+	errno = 0;
+	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                      /* 3: -3 */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+/*
+ * The supervisor performs the call with stepguard's capabilities: for a
+ * step that gave up CAP_SYS_NICE it would lend it back.  Refused as
+ * foreign, as for files.
+ */
+static void test_supervisor_sched_step_dropped_cap_sys_nice(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	if (!fx->root) {
+		print_message("skipped: only root has CAP_SYS_NICE to drop\n");
+		skip();
+	}
+	run_supervised(fx, probe_sched_drop_cap, &run);
+	step_is(&run, 0, 0, "lower its own child's nice with CAP_SYS_NICE");
+	step_is(&run, 1, 0, "drop CAP_SYS_NICE from the effective set");
+	step_is(&run, 2, EPERM, "lower it further without CAP_SYS_NICE");
+	assert_int_equal(run.rep->val[3], -3);
+	assert_int_equal(run.n_ev, 1);
+	assert_string_equal(run.ev[0].op, "sched");
+	assert_int_equal(run.ev[0].why, SG_SUP_FOREIGN);
+	run_done(&run);
+}
+
 #define FX_TEST(f) cmocka_unit_test_setup_teardown(f, fx_setup, fx_teardown)
 
 /* ---- exec: a ruling step --------------------------------------------- */
@@ -3364,6 +3409,7 @@ int main(void)
 		FX_TEST(test_supervisor_sched_of_other_processes_refused),
 		FX_TEST(test_supervisor_sched_of_own_processes),
 		FX_TEST(test_supervisor_sched_self_forms_not_notified),
+		FX_TEST(test_supervisor_sched_step_dropped_cap_sys_nice),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),
 		FX_TEST(test_supervisor_memory),

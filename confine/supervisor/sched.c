@@ -51,6 +51,10 @@
 
 /* ---- the filter ------------------------------------------------------ */
 
+/* Argument N differs from V (all 64 bits); spelled out for -Wmissing-field-initializers. */
+#define SG_NE(n, v) ((struct scmp_arg_cmp){ .arg = (n), .op = SCMP_CMP_NE, \
+					    .datum_a = (v), .datum_b = 0 })
+
 static int sg_sched_rule(scmp_filter_ctx ctx, const char *name, unsigned int n,
 			 const struct scmp_arg_cmp *cmp)
 {
@@ -81,20 +85,20 @@ int sg_sched_add_rules(scmp_filter_ctx ctx)
 	int r;
 
 	/* setpriority: only PRIO_PROCESS (0) with who 0 is the caller itself. */
-	cmp[0] = SCMP_A0(SCMP_CMP_NE, PRIO_PROCESS);
+	cmp[0] = SG_NE(0, PRIO_PROCESS);
 	r = sg_sched_rule(ctx, "setpriority", 1, cmp);
-	cmp[0] = SCMP_A1(SCMP_CMP_NE, 0);
+	cmp[0] = SG_NE(1, 0);
 	if (r == 0)
 		r = sg_sched_rule(ctx, "setpriority", 1, cmp);
 	/* ioprio_set: only IOPRIO_WHO_PROCESS (1) with who 0. */
-	cmp[0] = SCMP_A0(SCMP_CMP_NE, SG_IOPRIO_WHO_PROCESS);
+	cmp[0] = SG_NE(0, SG_IOPRIO_WHO_PROCESS);
 	if (r == 0)
 		r = sg_sched_rule(ctx, "ioprio_set", 1, cmp);
-	cmp[0] = SCMP_A1(SCMP_CMP_NE, 0);
+	cmp[0] = SG_NE(1, 0);
 	if (r == 0)
 		r = sg_sched_rule(ctx, "ioprio_set", 1, cmp);
 	/* The sched_set* calls: pid 0 is the calling thread. */
-	cmp[0] = SCMP_A0(SCMP_CMP_NE, 0);
+	cmp[0] = SG_NE(0, 0);
 	for (size_t i = 0; r == 0 && i < sizeof(by_pid) / sizeof(by_pid[0]); i++)
 		r = sg_sched_rule(ctx, by_pid[i], 1, cmp);
 	/*
@@ -102,8 +106,8 @@ int sg_sched_add_rules(scmp_filter_ctx ctx)
 	 * reads (the kernel asks the same access as for /proc/PID/limits).
 	 * Both conditions in one rule: notified only when both hold.
 	 */
-	cmp[0] = SCMP_A0(SCMP_CMP_NE, 0);
-	cmp[1] = SCMP_A2(SCMP_CMP_NE, 0);
+	cmp[0] = SG_NE(0, 0);
+	cmp[1] = SG_NE(2, 0);
 	if (r == 0)
 		r = sg_sched_rule(ctx, "prlimit64", 2, cmp);
 	return r;
