@@ -2989,6 +2989,17 @@ static void kill_outsider(void)
 	g_outsider_pidfd = -1;
 }
 
+/*
+ * A nice value K above the caller's own (at most 19): an unprivileged
+ * caller may only raise it, and a run before may have raised it already.
+ */
+static int nicer(int k)
+{
+	int n = getpriority(PRIO_PROCESS, 0) + k;
+
+	return n > 19 ? 19 : n;
+}
+
 static long fsize_of(pid_t pid)
 {
 	struct rlimit l;
@@ -3054,7 +3065,7 @@ static void probe_sched_others(struct report *r, const struct fx *fx)
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	/* The outsider, a process of the same user: the kernel alone would let each through. */
-	rec(r, setpriority(PRIO_PROCESS, (id_t)g_outsider, 5));              /* 0 */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)g_outsider, nicer(5)));       /* 0 */
 	rec(r, syscall(SYS_prlimit64, g_outsider, RLIMIT_FSIZE, &zero, NULL)); /* 1 */
 	rec(r, sched_setaffinity(g_outsider, sizeof(one), &one));            /* 2 */
 	rec(r, syscall(SYS_ioprio_set, T_IOPRIO_WHO_PROCESS, g_outsider,
@@ -3062,11 +3073,11 @@ static void probe_sched_others(struct report *r, const struct fx *fx)
 	rec(r, sched_setscheduler(g_outsider, SCHED_BATCH, &sp));            /* 4 */
 	rec(r, sched_setparam(g_outsider, &sp));                             /* 5 */
 	/* stepguard itself, the step's parent. */
-	rec(r, setpriority(PRIO_PROCESS, (id_t)getppid(), 5));               /* 6 */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)getppid(), nicer(5)));        /* 6 */
 	rec(r, syscall(SYS_prlimit64, getppid(), RLIMIT_FSIZE, &zero, NULL)); /* 7 */
 	/* Every process of the user; the step's own group, which stepguard is in. */
-	rec(r, setpriority(PRIO_USER, 0, 5));                                /* 8 */
-	rec(r, setpriority(PRIO_PGRP, 0, 5));                                /* 9 */
+	rec(r, setpriority(PRIO_USER, 0, nicer(5)));                         /* 8 */
+	rec(r, setpriority(PRIO_PGRP, 0, nicer(5)));                         /* 9 */
 	/* Reading another process's limit only reads: not notified, allowed. */
 	{
 		struct rlimit l;
@@ -3096,6 +3107,10 @@ static void test_supervisor_sched_of_other_processes_refused(void **state)
 	long my_fsize = fsize_of(0), out_cpus;
 	struct run run;
 
+	if (my_nice >= 19) {
+		print_message("skipped: this process's nice is 19, no higher value to refuse\n");
+		skip();
+	}
 	start_outsider();
 	out_cpus = affinity_bits(g_outsider);
 	assert_int_equal(getpriority(PRIO_PROCESS, (id_t)g_outsider), my_nice);
@@ -3168,9 +3183,9 @@ static void probe_sched_own(struct report *r, const struct fx *fx)
 		_exit(fd >= 0 && write(fd, buf, sizeof(buf)) == 4096 ? 0 : 1);
 	}
 	close(p[0]);
-	rec(r, setpriority(PRIO_PROCESS, (id_t)child, 7));                  /* 0 */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)child, nicer(2)));           /* 0 */
 	errno = 0;
-	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                     /* 1: 7 */
+	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                     /* 1: nicer(2) */
 	rec(r, more ? sched_setaffinity(child, sizeof(one), &one) : 0);      /* 2 */
 	rec(r, affinity_bits(child));                                       /* 3 */
 	rec(r, syscall(SYS_prlimit64, child, RLIMIT_FSIZE, &small, &old));  /* 4 */
@@ -3194,9 +3209,9 @@ static void probe_sched_own(struct report *r, const struct fx *fx)
 	rec(r, more ? sched_setaffinity(g_thread_tid, sizeof(one), &one) : 0); /* 8 */
 	rec(r, affinity_bits(g_thread_tid));                                /* 9 */
 	rec(r, affinity_bits(0));                                           /* 10: the caller's own, unchanged */
-	rec(r, setpriority(PRIO_PROCESS, (id_t)g_thread_tid, 3));           /* 11 */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)g_thread_tid, nicer(1)));    /* 11 */
 	errno = 0;
-	rec(r, getpriority(PRIO_PROCESS, (id_t)g_thread_tid));              /* 12: 3 */
+	rec(r, getpriority(PRIO_PROCESS, (id_t)g_thread_tid));              /* 12: nicer(1) */
 	/* A group of the step's own: every member inside. */
 	child = fork();
 	if (child == 0) {
@@ -3204,8 +3219,8 @@ static void probe_sched_own(struct report *r, const struct fx *fx)
 			pause();
 	}
 	rec(r, setpgid(child, child));                                      /* 13 */
-	rec(r, setpriority(PRIO_PGRP, (id_t)child, 9));                     /* 14 */
-	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                     /* 15: 9 */
+	rec(r, setpriority(PRIO_PGRP, (id_t)child, nicer(3)));              /* 14 */
+	rec(r, getpriority(PRIO_PROCESS, (id_t)child));                     /* 15: nicer(3) */
 	rec(r, syscall(SYS_ioprio_set, T_IOPRIO_WHO_PROCESS, child,
 		       T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 7)));                /* 16 */
 	rec(r, syscall(SYS_ioprio_get, T_IOPRIO_WHO_PROCESS, child));       /* 17 */
@@ -3233,7 +3248,7 @@ static void test_supervisor_sched_of_own_processes(void **state)
 	if (!more)
 		print_message("note: one CPU here, affinity changes are not shown\n");
 	step_is(&run, 0, 0, "setpriority of its own child");
-	assert_int_equal(run.rep->val[1], 7);
+	assert_int_equal(run.rep->val[1], nicer(2));
 	step_is(&run, 2, 0, "sched_setaffinity of its own child");
 	assert_int_equal(run.rep->val[3], more ? 1L << cpu : all);
 	step_is(&run, 4, 0, "prlimit64 RLIMIT_FSIZE of its own child");
@@ -3245,10 +3260,10 @@ static void test_supervisor_sched_of_own_processes(void **state)
 	assert_int_equal(run.rep->val[9], more ? 1L << cpu : all);
 	assert_int_equal(run.rep->val[10], all);
 	step_is(&run, 11, 0, "setpriority of its own thread");
-	assert_int_equal(run.rep->val[12], 3);
+	assert_int_equal(run.rep->val[12], nicer(1));
 	step_is(&run, 13, 0, "setpgid");
 	step_is(&run, 14, 0, "setpriority of a group of its own");
-	assert_int_equal(run.rep->val[15], 9);
+	assert_int_equal(run.rep->val[15], nicer(3));
 	step_is(&run, 16, 0, "ioprio_set of its own child");
 	assert_int_equal(run.rep->val[17], T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 7));
 	assert_int_equal(run.n_ev, 0);
@@ -3263,7 +3278,7 @@ static void probe_sched_self(struct report *r, const struct fx *fx)
 	struct sched_param sp = { 0 };
 
 	(void)fx;
-	rec(r, setpriority(PRIO_PROCESS, 0, 2));                             /* 0 */
+	rec(r, setpriority(PRIO_PROCESS, 0, nicer(0)));                      /* 0 */
 	rec(r, syscall(SYS_ioprio_set, T_IOPRIO_WHO_PROCESS, 0,
 		       T_IOPRIO_VALUE(T_IOPRIO_CLASS_BE, 6)));                 /* 1 */
 	rec(r, sched_getaffinity(0, sizeof(set), &set));

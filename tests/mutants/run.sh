@@ -60,6 +60,13 @@ declare -A killer=(
 	[60-prebuilt-ignores-policy-deny]=test_seccomp
 	[61-prebuilt-without-supervisor-rules]=test_seccomp
 	[62-notify-gate-below-api-5]=test_seccomp
+	[80-sched-stepguard-itself-inside]=test_supervisor
+	[81-sched-top-of-walk-inside]=test_supervisor
+	[82-sched-user-form-served]=test_supervisor
+	[83-sched-group-outside-member-ignored]=test_supervisor
+	[84-sched-prlimit-not-notified]=test_supervisor
+	[85-sched-creds-not-compared]=test_supervisor
+	[86-sched-setpriority-who-not-notified]=test_supervisor
 )
 
 # The VM rows that kill each VM-only mutant (result names in
