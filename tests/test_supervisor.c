@@ -228,6 +228,8 @@ static size_t g_n_execs;
 static bool g_audit;
 /* Set by the ABI 1 test: renames and links across directories are refused. */
 static bool g_no_refer;
+/* Set by the orphan test: this process is a child subreaper, as stepguard is. */
+static bool g_subreaper;
 
 /* What the launcher's child does, in its order. */
 static int child_confine(int sock, const struct sg_seccomp_opts *filter)
@@ -293,6 +295,8 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 	assert_non_null(run->ev);
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	if (g_subreaper)
+		assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -368,8 +372,16 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 		struct pollfd p = { .fd = sg_supervisor_fd(s), .events = POLLIN };
 		struct sg_sup_event ev;
 
-		r = poll(&p, 1, 1000);
+		r = poll(&p, 1, g_subreaper ? 100 : 1000);
 		assert_true(r >= 0 || errno == EINTR);
+		/*
+		 * A subreaper reaps the step's orphans, as stepguard does:
+		 * until then they hold the filter, and POLLHUP never comes.
+		 */
+		for (siginfo_t si = { 0 }; g_subreaper &&
+		     waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		     si.si_pid > 0 && si.si_pid != pid; memset(&si, 0, sizeof(si)))
+			waitpid(si.si_pid, NULL, 0);
 		if (r > 0 && (p.revents & POLLIN)) {
 			r = sg_supervisor_handle(s, &ev);
 			if (r < 0) {
@@ -394,6 +406,8 @@ static void run_supervised(const struct fx *fx, probe_fn fn,
 	}
 	run->notified = sg_supervisor_count(s);
 	sg_supervisor_free(s);
+	if (g_subreaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
@@ -3309,6 +3323,54 @@ static void test_supervisor_sched_self_forms_not_notified(void **state)
 	run_done(&run);
 }
 
+static void probe_sched_orphan(struct report *r, const struct fx *fx)
+{
+	pid_t mid, orphan = 0;
+	int p[2];
+
+	(void)fx;
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	mid = fork();
+	if (mid == 0) {
+		pid_t o = fork();
+
+		if (o == 0) {
+			for (;;)
+				pause();
+		}
+		(void)!write(p[1], &o, sizeof(o));
+		_exit(0);
+	}
+	close(p[1]);
+	(void)!read(p[0], &orphan, sizeof(orphan));
+	close(p[0]);
+	/* Its parent is gone: it now belongs to the subreaper, stepguard. */
+	rec(r, waitpid(mid, NULL, 0) == mid ? 0 : -1);                      /* 0 */
+	rec(r, setpriority(PRIO_PROCESS, (id_t)orphan, nicer(2)));           /* 1 */
+	errno = 0;
+	rec(r, getpriority(PRIO_PROCESS, (id_t)orphan));                     /* 2 */
+	kill(orphan, SIGKILL);
+}
+
+/*
+ * An orphan of the step is reparented to stepguard, the child subreaper,
+ * never past it: still the step's, and served.
+ */
+static void test_supervisor_sched_of_an_orphan_of_the_step(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	g_subreaper = true;
+	run_supervised(fx, probe_sched_orphan, &run);
+	g_subreaper = false;
+	step_is(&run, 0, 0, "its parent exited");
+	step_is(&run, 1, 0, "setpriority of the orphan");
+	assert_int_equal(run.rep->val[2], nicer(2));
+	assert_int_equal(run.n_ev, 0);
+	run_done(&run);
+}
+
 static void probe_sched_drop_cap(struct report *r, const struct fx *fx)
 {
 	pid_t child;
@@ -3620,6 +3682,7 @@ int main(void)
 		FX_TEST(test_supervisor_sched_of_own_processes),
 		FX_TEST(test_supervisor_sched_self_forms_not_notified),
 		FX_TEST(test_supervisor_sched_step_dropped_cap_sys_nice),
+		FX_TEST(test_supervisor_sched_of_an_orphan_of_the_step),
 		FX_TEST(test_supervisor_connect_cost),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),
