@@ -175,10 +175,14 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
+static void kill_outsider(void);
+
 static int fx_teardown(void **state)
 {
 	struct fx *fx = *state;
 	int r;
+
+	kill_outsider();
 
 	r = nftw(fx->base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	close(fx->bfd);
@@ -2971,28 +2975,37 @@ static void test_supervisor_abi1_refer_refused_and_recorded(void **state)
  */
 static pid_t g_outsider;
 static int g_outsider_pidfd = -1;
+/* Held by this process only: the outsider ends when it reads EOF, if we die first. */
+static int g_outsider_life = -1;
 
 static void start_outsider(void)
 {
-	int p[2];
+	int p[2], life[2];
 	pid_t mid;
 
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(life, O_CLOEXEC), 0);
 	mid = fork();
 	assert_true(mid >= 0);
 	if (mid == 0) {
 		pid_t o = fork();
 
 		if (o == 0) {
+			char c;
+
 			close(p[0]);
 			close(p[1]);
-			for (;;)
-				pause();
+			close(life[1]);
+			while (read(life[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
 		}
 		(void)!write(p[1], &o, sizeof(o));
 		_exit(0);
 	}
 	close(p[1]);
+	close(life[0]);
+	g_outsider_life = life[1];
 	assert_int_equal(read(p[0], &g_outsider, sizeof(g_outsider)), (ssize_t)sizeof(g_outsider));
 	close(p[0]);
 	assert_int_equal(waitpid(mid, NULL, 0), mid);
@@ -3000,11 +3013,16 @@ static void start_outsider(void)
 	assert_true(g_outsider_pidfd >= 0);
 }
 
+/* Also from the teardown: a failed assertion must not leave it behind. */
 static void kill_outsider(void)
 {
-	syscall(SYS_pidfd_send_signal, g_outsider_pidfd, SIGKILL, NULL, 0);
-	close(g_outsider_pidfd);
-	g_outsider_pidfd = -1;
+	if (g_outsider_pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, g_outsider_pidfd, SIGKILL, NULL, 0);
+		close(g_outsider_pidfd);
+	}
+	if (g_outsider_life >= 0)
+		close(g_outsider_life);
+	g_outsider_pidfd = g_outsider_life = -1;
 }
 
 /*
