@@ -72,6 +72,9 @@ const struct sg_call sg_calls[] = {
 	CALL("sched_setparam", SG_K_SCHED,     -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("sched_setattr", SG_K_SCHED,      -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("prlimit64",    SG_K_SCHED,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	/* sockets (connect.c decodes their arguments itself) */
+	CALL("connect",      SG_K_CONNECT,     -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("sendto",       SG_K_SENDTO,      -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 };
 const size_t sg_n_calls = sizeof(sg_calls) / sizeof(sg_calls[0]);
 
@@ -96,6 +99,8 @@ const char *sg_kind_op(enum sg_kind k)
 	case SG_K_LINK:        return sg_op_name(SG_OP_LINK);
 	case SG_K_SYMLINK:     return sg_op_name(SG_OP_SYMLINK);
 	case SG_K_SCHED:       return sg_op_name(SG_OP_SCHED);
+	case SG_K_CONNECT:
+	case SG_K_SENDTO:      return sg_op_name(SG_OP_CONNECT);
 	default:               return "unknown";
 	}
 }

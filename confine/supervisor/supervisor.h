@@ -130,6 +130,16 @@ int sg_supervisor_add_exec_rules(scmp_filter_ctx ctx);
 int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs, size_t n);
 
 /*
+ * The socket files the step may connect or send to although they lie
+ * outside every writable root (policy [sockets] allow): O_PATH descriptors
+ * the launcher opened, compared by device and inode; entries with fd -1
+ * are skipped.  Once, after sg_supervisor_new().  0, -EINVAL (one is not a
+ * socket), or -errno.  A pathname UNIX socket neither beneath a root nor
+ * listed is refused (EACCES, op connect).
+ */
+int sg_supervisor_set_sockets(struct sg_supervisor *s, const struct sg_root *v, size_t n);
+
+/*
  * --mode audit (before the step starts): every notified call is let
  * through to the kernel (CONTINUE), and those the supervisor would have
  * refused are returned as events with audited set.  Landlock then handles
