@@ -78,7 +78,9 @@ struct sg_sup_event {
 	char op[16];        /* chmod, chown, utimes, setxattr, removexattr,
 	                     * truncate, create, exec; the write intents
 	                     * open, mkdir, mknod, unlink, rmdir, rename,
-	                     * link, symlink */
+	                     * link, symlink; sched (another process's
+	                     * scheduling or limits); connect (a socket
+	                     * outside the roots, or an abstract one) */
 	pid_t pid;          /* process (thread group) id, in stepguard's pid
 	                     * namespace; the thread id if it could not be read */
 	char path[4096];    /* the object as resolved (absolute); the path as
