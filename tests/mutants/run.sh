@@ -67,6 +67,9 @@ declare -A killer=(
 	[84-sched-prlimit-not-notified]=test_supervisor
 	[85-sched-creds-not-compared]=test_supervisor
 	[86-sched-setpriority-who-not-notified]=test_supervisor
+	[87-connect-pathname-not-judged]=test_supervisor
+	[88-connect-abstract-performed]=test_supervisor
+	[89-sendto-not-notified]=test_supervisor
 )
 
 # The VM rows that kill each VM-only mutant (result names in
