@@ -3596,6 +3596,20 @@ static void probe_sockets(struct report *r, const struct fx *fx)
 	rec(r, echo(s, 'v'));                                              /* 11 */
 	close(s);
 	rec(r, un_connect("work/f", false));                               /* 12: not a socket */
+	{
+		/* The kernel's own answers: an address longer than sockaddr_un, not a socket, no descriptor. */
+		struct sockaddr_storage big;
+		int f = open("work/f", O_RDONLY | O_CLOEXEC);
+
+		memset(&big, 'a', sizeof(big));
+		big.ss_family = AF_UNIX;
+		s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		rec(r, connect(s, (struct sockaddr *)&big, sizeof(big)));          /* 13 */
+		close(s);
+		rec(r, connect(f, (struct sockaddr *)&big, 16));                   /* 14 */
+		close(f);
+		rec(r, connect(999, (struct sockaddr *)&big, 16));                 /* 15 */
+	}
 	close(d);
 }
 
@@ -3662,6 +3676,9 @@ static void test_supervisor_connect_pathname_sockets(void **state)
 	step_is(&run, 10, 0, "connect by an absolute path inside");
 	assert_int_equal(run.rep->val[11], 'v');
 	step_is(&run, 12, ECONNREFUSED, "connect to a file that is no socket");
+	step_is(&run, 13, EINVAL, "an address longer than sockaddr_un");
+	step_is(&run, 14, ENOTSOCK, "connect on a file that is no socket");
+	step_is(&run, 15, EBADF, "connect on no descriptor");
 	/* From outside: the daemons outside saw nothing, the ones reached did. */
 	daemon_stop(&out);
 	daemon_stop(&in);

@@ -297,7 +297,7 @@ int sg_sup_connect(struct sg_target *t, const struct sg_call *c, const uint64_t 
 	int family = 0, r;
 	socklen_t flen = sizeof(family);
 	bool need_user = s->self.cap_eff != 0;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	char path[sizeof(struct sockaddr_storage)];
 	struct sg_obj o;
 
 	path[0] = '\0';
@@ -367,7 +367,7 @@ int sg_sup_connect(struct sg_target *t, const struct sg_call *c, const uint64_t 
 	}
 	/* The socket decides what the kernel does with an address, not the address. */
 	if (getsockopt(j->sock, SOL_SOCKET, SO_DOMAIN, &family, &flen) < 0) {
-		r = -errno;
+		r = -ENOTSOCK; /* an O_PATH descriptor of a socket file, say */
 		goto fail;
 	}
 	if (family == AF_UNIX && alen > (int)offsetof(struct sockaddr_un, sun_path) &&
@@ -375,6 +375,11 @@ int sg_sup_connect(struct sg_target *t, const struct sg_call *c, const uint64_t 
 		const char *p = ((const struct sockaddr_un *)&j->addr)->sun_path;
 		size_t n = (size_t)alen - offsetof(struct sockaddr_un, sun_path);
 
+		/* Longer than a sockaddr_un: the kernel's EINVAL (unix_validate_addr()). */
+		if ((size_t)alen > sizeof(struct sockaddr_un)) {
+			r = -EINVAL;
+			goto fail;
+		}
 		/* The kernel reads the name up to its NUL or the length given. */
 		memcpy(path, p, n);
 		path[n] = '\0';
