@@ -3405,6 +3405,61 @@ static void test_supervisor_sched_of_an_orphan_of_the_step(void **state)
 	run_done(&run);
 }
 
+static const struct sg_seccomp_opts namespaces_allowed = { .allow_userns = true };
+
+static void probe_sched_pidns(struct report *r, const struct fx *fx)
+{
+	pid_t child;
+	int st, p[2];
+
+	rec(r, own_namespaces(fx, CLONE_NEWPID));                           /* 0 */
+	if (r->err[0] || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	child = fork();
+	if (child == 0) {
+		/*
+		 * Pid 1 of its own namespace renices the number it has in
+		 * ours: there it names no task (the kernel's ESRCH), here it
+		 * names the child itself.  Served by that number, the
+		 * supervisor would act on a task the caller did not name.
+		 */
+		pid_t ours = 0;
+
+		close(p[1]);
+		(void)!read(p[0], &ours, sizeof(ours));
+		r->err[2] = setpriority(PRIO_PROCESS, (id_t)ours, nicer(1)) < 0 ? errno : 0;
+		_exit(0);
+	}
+	close(p[0]);
+	r->val[rec(r, child)] = child;                                       /* 1: its pid in ours */
+	rec(r, 0);                                                           /* 2: the child's */
+	(void)!write(p[1], &child, sizeof(child));
+	close(p[1]);
+	rec(r, waitpid(child, &st, 0) == child ? 0 : -1);                    /* 3 */
+}
+
+/*
+ * A caller in another pid namespace names other tasks by its numbers:
+ * the supervisor refuses it as foreign rather than act on what the
+ * number names here.
+ */
+static void test_supervisor_sched_from_another_pid_namespace(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	fx->filter = &namespaces_allowed;
+	run_supervised(fx, probe_sched_pidns, &run);
+	need_own_namespaces(fx, &run, 0);
+	step_is(&run, 0, 0, "unshare a pid namespace");
+	step_is(&run, 2, EPERM, "setpriority from another pid namespace");
+	step_is(&run, 3, 0, "wait for it");
+	assert_int_equal(run.n_ev, 1);
+	assert_string_equal(run.ev[0].op, "sched");
+	assert_int_equal(run.ev[0].why, SG_SUP_FOREIGN);
+	run_done(&run);
+}
+
 static void probe_sched_drop_cap(struct report *r, const struct fx *fx)
 {
 	pid_t child;
@@ -4018,6 +4073,7 @@ int main(void)
 		FX_TEST(test_supervisor_sched_self_forms_not_notified),
 		FX_TEST(test_supervisor_sched_step_dropped_cap_sys_nice),
 		FX_TEST(test_supervisor_sched_of_an_orphan_of_the_step),
+		FX_TEST(test_supervisor_sched_from_another_pid_namespace),
 		FX_TEST(test_supervisor_connect_pathname_sockets),
 		FX_TEST(test_supervisor_connect_other_families),
 		FX_TEST(test_supervisor_connect_cost),
