@@ -49,6 +49,12 @@
  * rule: its number lies above libseccomp's table, where sg_seccomp_build()
  * already answers ENOSYS.
  *
+ * Issue 16 adds the scheduling and limit calls aimed at another process
+ * (setpriority, ioprio_set, sched_set*, prlimit64 with a new limit; the
+ * self forms stay off the listener), every connect, and sendto with an
+ * address (docs/supervisor.md, "Scheduling and limits", "Connect and
+ * sendto").
+ *
  * seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER is refused (EPERM): a
  * listener of the step's own could answer CONTINUE before ours is asked.
  *
