@@ -71,7 +71,8 @@ CONFINE_SRCS  := confine/confine.c confine/events.c confine/landlock.c confine/s
 	confine/fdpass.c confine/caps.c
 SUPERVISOR_SRCS := confine/supervisor/supervisor.c confine/supervisor/target.c \
 	confine/supervisor/resolve.c confine/supervisor/ops.c confine/supervisor/exec.c \
-	confine/supervisor/calls.c confine/supervisor/intent.c
+	confine/supervisor/calls.c confine/supervisor/intent.c confine/supervisor/sched.c \
+	confine/supervisor/connect.c
 AUDIT_SRCS    := audit/audit.c audit/table.c audit/strings.c audit/report.c audit/main.c
 SELFTEST_SRCS := selftest/selftest.c selftest/prepare.c selftest/launch.c selftest/report.c \
 	selftest/area.c selftest/holder.c selftest/modelcli.c selftest/stubapi.c

@@ -64,6 +64,17 @@ const struct sg_call sg_calls[] = {
 	CALL("fchdir",       SG_K_CHDIR,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execve",       SG_K_EXEC,        -1, 0, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 	CALL("execveat",     SG_K_EXEC,         0, 1, -1, 4, -1, -1, -1, -1, false, SG_T_NONE),
+	/* scheduling and limits (sched.c decodes their arguments itself) */
+	CALL("setpriority",  SG_K_SCHED,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("ioprio_set",   SG_K_SCHED,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("sched_setaffinity", SG_K_SCHED,  -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("sched_setscheduler", SG_K_SCHED, -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("sched_setparam", SG_K_SCHED,     -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("sched_setattr", SG_K_SCHED,      -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("prlimit64",    SG_K_SCHED,       -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	/* sockets (connect.c decodes their arguments itself) */
+	CALL("connect",      SG_K_CONNECT,     -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
+	CALL("sendto",       SG_K_SENDTO,      -1, -1, -1, -1, -1, -1, -1, -1, false, SG_T_NONE),
 };
 const size_t sg_n_calls = sizeof(sg_calls) / sizeof(sg_calls[0]);
 
@@ -87,6 +98,9 @@ const char *sg_kind_op(enum sg_kind k)
 	case SG_K_RENAME:      return sg_op_name(SG_OP_RENAME);
 	case SG_K_LINK:        return sg_op_name(SG_OP_LINK);
 	case SG_K_SYMLINK:     return sg_op_name(SG_OP_SYMLINK);
+	case SG_K_SCHED:       return sg_op_name(SG_OP_SCHED);
+	case SG_K_CONNECT:
+	case SG_K_SENDTO:      return sg_op_name(SG_OP_CONNECT);
 	default:               return "unknown";
 	}
 }
@@ -106,6 +120,7 @@ int sg_kind_refusal(enum sg_kind k)
 	case SG_K_REMOVEXATTR:
 	case SG_K_SETGROUPS:
 	case SG_K_CHDIR:
+	case SG_K_SCHED:       /* as the kernel refuses another user's process */
 		return EPERM;
 	default:
 		return EACCES;

@@ -12,6 +12,10 @@
  *   intent.c              write-intent calls (create, open for writing,
  *                         mkdir, unlink, rename, link...): refused and
  *                         recorded outside the roots, else continued
+ *   sched.c               scheduling and limits of another process: performed
+ *                         when it is in the step, else refused and recorded
+ *   connect.c             connect and sendto: a pathname UNIX socket judged,
+ *                         every connect performed on a copy by a worker thread
  *   calls.c               the notified calls' table, their log words and refusals
  *
  * Internal convention, on top of -errno: -ESRCH means "the step's call is
@@ -66,6 +70,17 @@ enum sg_kind {
 	SG_K_RENAME,
 	SG_K_LINK,
 	SG_K_SYMLINK,
+	/*
+	 * Scheduling and limits of another process (sched.c): performed by
+	 * the supervisor when the target is in the step, else refused.
+	 */
+	SG_K_SCHED,
+	/*
+	 * connect, and sendto with an address (connect.c): performed on a
+	 * copy of the step's socket by a worker thread, or refused.
+	 */
+	SG_K_CONNECT,
+	SG_K_SENDTO,
 };
 
 enum sg_times { SG_T_NONE, SG_T_TIMESPEC, SG_T_TIMEVAL, SG_T_UTIMBUF };
@@ -164,6 +179,9 @@ struct sg_supervisor {
 	int *nr;               /* native number of sg_calls[i], or -1 */
 	struct sg_sup_root *execs; /* a ruling step's exec allow-list (sg_supervisor_set_execs()) */
 	size_t n_execs;
+	struct sg_sup_root *sockets; /* [sockets] allow (sg_supervisor_set_sockets()) */
+	size_t n_sockets;
+	struct sg_conn_pool *conn; /* connect.c's workers, once the first is needed */
 	struct sg_creds self;
 	struct sg_view view;
 	/*
@@ -241,6 +259,7 @@ struct sg_reply {
 	int64_t val;
 	bool cont;             /* let the kernel run the call: an exec or a write
 	                        * intent (Landlock decides), setgroups, audit mode */
+	bool async;            /* a worker answers it (connect.c): send nothing now */
 	int addfd;             /* >= 0: install this fd and return its number */
 	unsigned int addfd_flags;
 };
@@ -273,6 +292,7 @@ int sg_target_valid(struct sg_target *t);
 int sg_target_read(struct sg_target *t, uint64_t addr, void *buf, size_t len);
 int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 		       size_t size);
+int sg_target_write(struct sg_target *t, uint64_t addr, const void *buf, size_t len);
 int sg_target_getfd(struct sg_target *t, int fd);
 int sg_target_getfd_proc(struct sg_target *t, int fd);
 /* sg_target_fd_table(): which of the caller's descriptor tables a procfs directory is */
@@ -313,6 +333,17 @@ int sg_sup_exec(struct sg_target *t, const struct sg_call *c, const uint64_t *ar
 bool sg_call_is_intent(const struct sg_call *c, const uint64_t *arg);
 int sg_sup_intent(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
 		  struct sg_sup_event *ev, struct sg_reply *rep);
+
+/* sched.c: the filter's rules; 1 when refused (*EV), 0 when answered or gone */
+int sg_sched_add_rules(scmp_filter_ctx ctx);
+int sg_sup_sched(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
+		 const struct sg_view *view, struct sg_sup_event *ev, struct sg_reply *rep);
+
+/* connect.c: the filter's rules; 1 when refused (*EV), 0 when answered, queued or gone */
+int sg_connect_add_rules(scmp_filter_ctx ctx);
+int sg_sup_connect(struct sg_target *t, const struct sg_call *c, const uint64_t *arg,
+		   const struct sg_view *view, struct sg_sup_event *ev, struct sg_reply *rep);
+void sg_connect_free(struct sg_supervisor *s);
 
 /* ops.c */
 const char *sg_kind_op(enum sg_kind k);   /* the log's operation name */

@@ -595,6 +595,15 @@ int sg_sup_run(struct sg_target *t, const struct sg_call *c,
 		}
 	} else if (r < 0) {
 		r = sg_fail(j, r);
+	} else if (c->kind == SG_K_SCHED) {
+		/*
+		 * No path is looked up: its root and mount namespace do not
+		 * matter, its pid namespace and credentials do (sched.c).
+		 */
+		r = sg_sup_sched(t, c, j->arg, &view, ev, rep);
+	} else if (c->kind == SG_K_CONNECT || c->kind == SG_K_SENDTO) {
+		/* Only a pathname needs the same view; connect.c compares it then. */
+		r = sg_sup_connect(t, c, j->arg, &view, ev, rep);
 	} else if (!sg_same_view(&view, &s->view) ||
 		   !sg_creds_no_more_than(&s->self, &t->creds, !need_user ||
 					  (view.user_dev == s->view.user_dev &&

@@ -209,7 +209,8 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 		 * supervisor knows when a task's groups may have changed.
 		 */
 		if (c->kind == SG_K_OPEN || c->kind == SG_K_TRUNCATE || c->kind == SG_K_EXEC ||
-		    c->kind == SG_K_MKNOD)
+		    c->kind == SG_K_MKNOD || c->kind == SG_K_SCHED || c->kind == SG_K_CONNECT ||
+		    c->kind == SG_K_SENDTO)
 			continue;
 		nr = seccomp_syscall_resolve_name(c->name);
 		if (nr < 0) /* not on this architecture (chmod on arm64) */
@@ -247,6 +248,20 @@ int sg_supervisor_add_rules(scmp_filter_ctx ctx)
 	if (r < 0)
 		return r;
 	r = sg_add_mknod_rules(ctx);
+	if (r < 0)
+		return r;
+	/*
+	 * Scheduling and limits of other processes (sched.c): the self
+	 * forms stay off the listener, every other form is notified.
+	 */
+	r = sg_sched_add_rules(ctx);
+	if (r < 0)
+		return r;
+	/*
+	 * Sockets (connect.c): every connect, and sendto with an address;
+	 * a pathname UNIX socket outside the roots is refused.
+	 */
+	r = sg_connect_add_rules(ctx);
 	if (r < 0)
 		return r;
 	/*
@@ -464,6 +479,35 @@ int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs
 	return 0;
 }
 
+int sg_supervisor_set_sockets(struct sg_supervisor *s, const struct sg_root *v, size_t n)
+{
+	if (!s || (n && !v) || s->sockets)
+		return -EINVAL;
+	s->sockets = calloc(n ? n : 1, sizeof(*s->sockets));
+	if (!s->sockets)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct sg_sup_root *e = &s->sockets[s->n_sockets];
+		struct stat st;
+
+		if (v[i].fd < 0) /* a [sockets] allow name this machine lacks */
+			continue;
+		if (fstat(v[i].fd, &st) < 0)
+			return -errno;
+		/* Only a socket: a listed directory would not mean "every socket in it". */
+		if (!S_ISSOCK(st.st_mode))
+			return -EINVAL;
+		/* Our duplicate keeps the inode, and so its number, the socket's. */
+		e->fd = fcntl(v[i].fd, F_DUPFD_CLOEXEC, 3);
+		if (e->fd < 0)
+			return -errno;
+		e->dev = st.st_dev;
+		e->ino = st.st_ino;
+		s->n_sockets++;
+	}
+	return 0;
+}
+
 static int sg_alloc_bufs(struct sg_supervisor *s)
 {
 	struct seccomp_notif_sizes sz;
@@ -563,6 +607,8 @@ void sg_supervisor_free(struct sg_supervisor *s)
 {
 	if (!s)
 		return;
+	/* The workers answer through the listener: stopped before it closes. */
+	sg_connect_free(s);
 	if (s->listener >= 0)
 		close(s->listener);
 	for (size_t i = 0; i < s->n_roots; i++) {
@@ -574,6 +620,9 @@ void sg_supervisor_free(struct sg_supervisor *s)
 	for (size_t i = 0; i < s->n_execs; i++)
 		close(s->execs[i].fd);
 	free(s->execs);
+	for (size_t i = 0; i < s->n_sockets; i++)
+		close(s->sockets[i].fd);
+	free(s->sockets);
 	sg_tasks_free(s);
 	free(s->status_buf);
 	free(s->hint);
@@ -772,6 +821,9 @@ int sg_supervisor_handle(struct sg_supervisor *s, struct sg_sup_event *ev)
 			close(rep.addfd);
 		return ret;
 	}
+	/* A worker performs it and answers (connect.c); nothing refused to record. */
+	if (rep.async)
+		return ret;
 	if (rep.addfd >= 0) {
 		r = sg_send_fd_reply(s, s->req->id, &rep);
 		close(rep.addfd);

@@ -31,6 +31,7 @@
 #include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/root.h"
@@ -47,6 +48,12 @@
  * falls back to the calls above.  A name libseccomp does not know adds no
  * rule: its number lies above libseccomp's table, where sg_seccomp_build()
  * already answers ENOSYS.
+ *
+ * Issue 16 adds the scheduling and limit calls aimed at another process
+ * (setpriority, ioprio_set, sched_set*, prlimit64 with a new limit; the
+ * self forms stay off the listener), every connect, and sendto with an
+ * address (docs/supervisor.md, "Scheduling and limits", "Connect and
+ * sendto").
  *
  * seccomp(2) with SECCOMP_FILTER_FLAG_NEW_LISTENER is refused (EPERM): a
  * listener of the step's own could answer CONTINUE before ours is asked.
@@ -69,13 +76,17 @@ enum sg_sup_why {
 	SG_SUP_NOT_ALLOWED,  /* exec: the file is not on the ruling step's allow-list */
 	SG_SUP_ABI,          /* Landlock ABI 1 refuses it even inside: a rename or
 	                      * link across directories (sg_supervisor_set_no_refer()) */
+	SG_SUP_GUARD,        /* another process out of the step: its scheduling or
+	                      * limits (op sched); the log's reason "guard" */
 };
 
 struct sg_sup_event {
 	char op[16];        /* chmod, chown, utimes, setxattr, removexattr,
 	                     * truncate, create, exec; the write intents
 	                     * open, mkdir, mknod, unlink, rmdir, rename,
-	                     * link, symlink */
+	                     * link, symlink; sched (another process's
+	                     * scheduling or limits); connect (a socket
+	                     * outside the roots, or an abstract one) */
 	pid_t pid;          /* process (thread group) id, in stepguard's pid
 	                     * namespace; the thread id if it could not be read */
 	char path[4096];    /* the object as resolved (absolute); the path as
@@ -83,6 +94,8 @@ struct sg_sup_event {
 	bool path_truncated; /* path did not fit and ends early: never silent */
 	char path2[4096];   /* rename: the new name; link: the new link; else "" */
 	bool path2_truncated;
+	uint64_t arg;       /* op sched: target tgid << 32 | enum sg_sched_what
+	                     * (tgid 0: a user's every process, or unknown) */
 	bool audited;       /* --mode audit: recorded, and the call let through */
 	int result;         /* -errno answered to the step */
 	int why;            /* enum sg_sup_why */
@@ -123,6 +136,16 @@ int sg_supervisor_add_exec_rules(scmp_filter_ctx ctx);
  * sg_supervisor_new().  0 or -errno.
  */
 int sg_supervisor_set_execs(struct sg_supervisor *s, const struct sg_root *execs, size_t n);
+
+/*
+ * The socket files the step may connect or send to although they lie
+ * outside every writable root (policy [sockets] allow): O_PATH descriptors
+ * the launcher opened, compared by device and inode; entries with fd -1
+ * are skipped.  Once, after sg_supervisor_new().  0, -EINVAL (one is not a
+ * socket), or -errno.  A pathname UNIX socket neither beneath a root nor
+ * listed is refused (EACCES, op connect).
+ */
+int sg_supervisor_set_sockets(struct sg_supervisor *s, const struct sg_root *v, size_t n);
 
 /*
  * --mode audit (before the step starts): every notified call is let

@@ -404,6 +404,32 @@ int sg_target_read_str(struct sg_target *t, uint64_t addr, char *buf,
 	return -ENAMETOOLONG;
 }
 
+/*
+ * Write into the caller's memory (prlimit64's old limit, sched.c).  Not by
+ * number, as the reads are: a read of the wrong task is caught by the
+ * validity check after it, a write cannot be taken back.  So through
+ * /proc/TID/mem opened from t->proc, which sg_target_open() proved is the
+ * caller's and which fails once that task is gone.  0, -EFAULT (the
+ * step's bad pointer), -ESRCH or -EPERM.
+ */
+int sg_target_write(struct sg_target *t, uint64_t addr, const void *buf, size_t len)
+{
+	_cleanup_close_ int mem = -1;
+	ssize_t n;
+
+	if (len == 0)
+		return 0;
+	if (addr > (uint64_t)INT64_MAX - len)
+		return -EFAULT;
+	mem = openat(t->proc, "mem", O_WRONLY | O_CLOEXEC);
+	if (mem < 0)
+		return sg_failed(t, errno == ENOENT ? ESRCH : errno);
+	n = pwrite(mem, buf, len, (off_t)addr);
+	if (n < 0)
+		return errno == EIO || errno == EFAULT ? -EFAULT : sg_failed(t, errno);
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
 static int sg_target_pidfd(struct sg_target *t)
 {
 	int fd, r;

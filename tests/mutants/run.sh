@@ -68,6 +68,16 @@ declare -A killer=(
 	[68-fs-label-ioctl-allowed]=test_seccomp
 	[69-mq-unlink-allowed]=test_seccomp
 	[90-landed-read-counted-refused]=test_selftest
+	[80-sched-stepguard-itself-inside]=test_supervisor
+	[81-sched-top-of-walk-inside]=test_supervisor
+	[82-sched-user-form-served]=test_supervisor
+	[83-sched-group-outside-member-ignored]=test_supervisor
+	[84-sched-prlimit-not-notified]=test_supervisor
+	[85-sched-creds-not-compared]=test_supervisor
+	[86-sched-setpriority-who-not-notified]=test_supervisor
+	[87-connect-pathname-not-judged]=test_supervisor
+	[88-connect-abstract-performed]=test_supervisor
+	[89-sendto-not-notified]=test_supervisor
 )
 
 # The VM rows that kill each VM-only mutant (result names in
