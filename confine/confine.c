@@ -473,11 +473,9 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	 * Landlock's ptrace scoping keeps other processes' memory, environ
 	 * and maps out of reach (once a root step has lost CAP_SYS_ADMIN
 	 * and CAP_PERFMON, which let Linux 6.15 and later read them past the
-	 * hook), but /proc/PID/cmdline asks no permission at all.  Landlock
-	 * up to ABI 7 does not mediate pathname sockets, and nothing in it
-	 * covers scheduling and limits.
+	 * hook), but /proc/PID/cmdline asks no permission at all.
 	 */
-	c->gaps |= SG_GAP_PROC | SG_GAP_UNIX | SG_GAP_SCHED;
+	c->gaps |= SG_GAP_PROC;
 
 	/*
 	 * The supervisor covers what Landlock does not mediate.  Its kernel
@@ -496,6 +494,13 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	if (r == 0)
 		r = sup;
 	if (r == 0) {
+		/*
+		 * The supervisor performs connect and sendto, and judges a
+		 * pathname socket; sendmsg carries its address where no filter
+		 * can read it (docs/supervisor.md).  Scheduling and limits of
+		 * other processes it keeps within the step.
+		 */
+		c->gaps |= SG_GAP_UNIX_SENDMSG;
 		c->supervise = true;
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, c->sock) < 0)
 			return sg_errorf(err, -errno, NULL, 0, "socketpair: %s", strerror(errno));
@@ -506,6 +511,8 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 				 "run (%s).\nHint: use --mode enforce, or a kernel of 5.14 or later",
 				 strerror(-r));
 	} else {
+		/* Landlock alone, up to ABI 7: no socket or scheduling cover at all. */
+		c->gaps |= SG_GAP_UNIX | SG_GAP_SCHED;
 		c->gaps |= SG_GAP_ATTRIBUTES;
 		if (c->ll.missing_fs & LANDLOCK_ACCESS_FS_TRUNCATE)
 			c->gaps |= SG_GAP_TRUNCATE;
@@ -750,6 +757,9 @@ int sg_confine_started(struct sg_confine *c)
 		sg_supervisor_set_no_refer(c->sup);
 	if (r == 0 && c->execs)
 		r = sg_supervisor_set_execs(c->sup, c->execs->v, c->execs->n);
+	/* Before the step is released: it must not connect before the list is in. */
+	if (r == 0 && c->sockets)
+		r = sg_supervisor_set_sockets(c->sup, c->sockets->v, c->sockets->n);
 	/*
 	 * Only a supervisor that serves releases the child to its exec
 	 * (sg_confine_child()); on failure the socket closes unwritten and

@@ -57,6 +57,7 @@ static int bpf_event(const struct sg_event *ev, void *ctx)
 	den.has_time = true;
 	den.when = boot_to_real(ev->time_ns);
 	den.backend = sg_confine_backend_name(d->c);
+	den.target = sg_denial_target(den.op, ev->arg);
 	d->fn(&den, d->ctx);
 	return 0;
 }
@@ -76,6 +77,8 @@ static unsigned sup_reason(int why)
 		return SG_WHY_NOT_ALLOWED;
 	case SG_SUP_ABI:
 		return SG_WHY_LANDLOCK_ABI;
+	case SG_SUP_GUARD:
+		return SG_WHY_GUARD;
 	default:
 		return SG_WHY_NONE;
 	}
@@ -136,6 +139,7 @@ static void sup_event(const struct sg_sup_event *ev, struct drain_ctx *d)
 	den.truncated = ev->path_truncated || ev->path2_truncated;
 	den.has_time = clock_gettime(CLOCK_REALTIME, &den.when) == 0;
 	den.backend = "supervisor";
+	den.target = sg_denial_target(den.op, ev->arg);
 	d->fn(&den, d->ctx);
 }
 

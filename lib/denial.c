@@ -18,6 +18,20 @@ static json_object *bytes_json(const char *p, size_t len)
 	return o;
 }
 
+long long sg_denial_target(unsigned op, unsigned long long arg)
+{
+	/* These carry the target's tgid in the high half (lib/vocab.h). */
+	switch (op) {
+	case SG_OP_KILL:
+	case SG_OP_PTRACE:
+	case SG_OP_PROC:
+	case SG_OP_SCHED:
+		return (long long)(arg >> 32);
+	default:
+		return 0;
+	}
+}
+
 int sg_denial_log(struct sg_log *l, const struct sg_denial *d)
 {
 	json_object *rec = json_object_new_object();
@@ -41,6 +55,8 @@ int sg_denial_log(struct sg_log *l, const struct sg_denial *d)
 	/* A path that could not be had whole says so: never cut silently. */
 	if (d->truncated)
 		json_object_object_add(rec, "path_truncated", json_object_new_boolean(1));
+	if (d->target)
+		json_object_object_add(rec, "target", json_object_new_int64(d->target));
 	json_object_object_add(rec, "decision", json_object_new_string(sg_decision_name(d->decision)));
 	json_object_object_add(rec, "reason", json_object_new_string(sg_reason_name(d->reason)));
 	json_object_object_add(rec, "errno", json_object_new_int(d->error));
@@ -65,6 +81,9 @@ void sg_denial_print(FILE *f, const struct sg_denial *d)
 	memcpy(raw2, d->path2 ? d->path2 : "", n2);
 	raw2[n2] = '\0';
 	sg_escape_bytes(raw2, esc2, sizeof(esc2));
+	/* A refusal aimed at another process names it where a path would be. */
+	if (!n && d->target)
+		snprintf(esc, sizeof(esc), "process %lld", d->target);
 	fprintf(f, "stepguard: %s %s %s%s%s%s (pid %lld, %s)\n",
 		d->decision == SG_DECISION_AUDITED ? "audited" : "refused", sg_op_name(d->op), esc,
 		n2 ? " -> " : "", esc2, d->truncated ? " (path truncated)" : "", d->pid,

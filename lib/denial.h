@@ -34,7 +34,12 @@ struct sg_denial {
 	bool has_time;
 	struct timespec when;   /* CLOCK_REALTIME of the refusal, when has_time */
 	const char *backend;    /* the log's name for who refused */
+	long long target;       /* kill, ptrace, proc, sched: the other process's
+	                         * tgid; 0 when none or unknown */
 };
+
+/* The other process a guard refusal of OP aimed at, from its event's ARG. */
+long long sg_denial_target(unsigned op, unsigned long long arg);
 
 /* One "denial" record (docs/log-format.md).  0 or -errno. */
 int sg_denial_log(struct sg_log *l, const struct sg_denial *d);

@@ -26,6 +26,7 @@ static const struct {
 	{ SG_GAP_SCHED, "sched", "other processes' priorities and limits" },
 	{ SG_GAP_IPC, "ipc", "other processes' System V IPC" },
 	{ SG_GAP_PTYS, "ptys", "the user's other terminals" },
+	{ SG_GAP_UNIX_SENDMSG, "unix-sendmsg", "sendmsg datagrams to pathname UNIX sockets outside the roots" },
 };
 
 const char *sg_gap_name(unsigned i)

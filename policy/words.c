@@ -133,7 +133,7 @@ const size_t sg__n_words_keys = sizeof(sg__words_keys) / sizeof(sg__words_keys[0
 /* "a gap name: attributes, truncate, ...", from the one table (gaps.c). */
 static const char *gap_words(void)
 {
-	static char buf[192];
+	static char buf[512];
 	size_t o;
 	const char *name;
 
