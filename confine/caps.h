@@ -19,8 +19,13 @@ bool sg_caps_have(unsigned cap);
  */
 int sg_caps_drop(uint64_t drop);
 
-/* RLIMIT_CORE soft and hard to 1: no core file, no core_pattern pipe helper. */
-int sg_caps_no_core(void);
+/*
+ * RLIMIT_CORE soft and hard to 1: no core file, no core_pattern pipe
+ * helper.  Where the hard limit is already 0 and cannot be raised, it is
+ * left so (no core file), and *HELPER_LEFT says whether core_pattern is
+ * a pipe, whose helper a crash would still run.
+ */
+int sg_caps_no_core(bool *helper_left);
 
 /* A new IPC namespace for this process and what it forks (CAP_SYS_ADMIN). */
 int sg_caps_private_ipc(void);

@@ -556,7 +556,7 @@ int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req
 	return 0;
 }
 
-int sg_confine_become_user(struct sg_confine *c)
+int sg_confine_become_user(struct sg_confine *c, const char **stage)
 {
 	int r;
 
@@ -570,6 +570,24 @@ int sg_confine_become_user(struct sg_confine *c)
 	if (c->ipc_ns && sg_caps_private_ipc() < 0) {
 		c->ipc_ns = false;
 		c->gaps |= SG_GAP_IPC;
+	}
+	/*
+	 * No core dumps: where core_pattern is a pipe the kernel would run
+	 * its helper as root, outside every confinement, on the step's
+	 * memory.  Here in the parent, before any capability is dropped: a
+	 * root stepguard under sudo (whose hard limit for what it runs is 0)
+	 * may still raise it to 1, and the child of either backend inherits
+	 * the limit.  stepguard itself then dumps no core either.
+	 */
+	if (!c->core_dumps) {
+		bool helper_left;
+
+		*stage = "set RLIMIT_CORE";
+		r = sg_caps_no_core(&helper_left);
+		if (r < 0)
+			return r;
+		if (helper_left)
+			c->gaps |= SG_GAP_CORE_HELPER;
 	}
 	if (sg_confine_is_bpf(c))
 		/*
@@ -585,9 +603,11 @@ int sg_confine_become_user(struct sg_confine *c)
 	 * it gives up the same ones, before the user drop that needs
 	 * CAP_SETPCAP's help no more but would leave the bounding set whole.
 	 */
+	*stage = "drop the capabilities a root step runs without";
 	r = sg_caps_drop(c->drop_caps);
 	if (r < 0)
 		return r;
+	*stage = "become the step's user";
 	return sg_user_drop(c->user);
 }
 
@@ -651,19 +671,6 @@ int sg_confine_child(void *ctx, const char **stage)
 			return r;
 		*stage = "becoming the step's user";
 		r = sg_user_drop(c->user);
-		if (r < 0)
-			return r;
-	}
-
-	/*
-	 * No core dumps: where core_pattern is a pipe the kernel would run
-	 * its helper as root, outside every confinement, on the step's
-	 * memory.  After the user drop (a lower limit is always allowed),
-	 * before the filters, which do not care.
-	 */
-	if (!c->core_dumps) {
-		*stage = "RLIMIT_CORE";
-		r = sg_caps_no_core();
 		if (r < 0)
 			return r;
 	}

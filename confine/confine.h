@@ -70,9 +70,11 @@ int sg_confine_prepare(struct sg_confine **out, const struct sg_confine_req *req
  * backend needs stepguard to (Landlock: the supervisor in this process
  * acts for the step and must hold no more rights than it).  On eBPF
  * stepguard stays root, to read the filter's events and remove the scope
- * at the end; the child drops once marked.  0 or -errno.
+ * at the end; the child drops once marked.  Before either, as root: a
+ * private IPC namespace, and RLIMIT_CORE 1, which the child inherits.
+ * 0, or -errno with *STAGE naming what failed.
  */
-int sg_confine_become_user(struct sg_confine *c);
+int sg_confine_become_user(struct sg_confine *c, const char **stage);
 
 /* In the child, between fork and exec (struct sg_child_ops.confine). */
 int sg_confine_child(void *ctx, const char **stage);

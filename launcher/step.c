@@ -305,6 +305,7 @@ int sg_step_run(const struct sg_plan *s)
 	struct sg_child_ops ops;
 	struct sg_error err = { 0 };
 	char msg[1024] = "";
+	const char *stage = "become the step's user";
 	int r, status = 0, code;
 
 	memset(&st, 0, sizeof(st));
@@ -338,9 +339,9 @@ int sg_step_run(const struct sg_plan *s)
 		goto out;
 	}
 	/* Before the fork: see sg_confine_become_user() for who drops where. */
-	r = sg_confine_become_user(st.conf);
+	r = sg_confine_become_user(st.conf, &stage);
 	if (r < 0) {
-		fprintf(stderr, "stepguard: cannot become user %s: %s; the step was not run\n",
+		fprintf(stderr, "stepguard: cannot %s (user %s): %s; the step was not run\n", stage,
 			s->user.name, strerror(-r));
 		code = SG_EXIT_CONFINE;
 		goto out;

@@ -27,6 +27,7 @@ static const struct {
 	{ SG_GAP_IPC, "ipc", "other processes' System V IPC" },
 	{ SG_GAP_PTYS, "ptys", "the user's other terminals" },
 	{ SG_GAP_UNIX_SENDMSG, "unix-sendmsg", "sendmsg datagrams to pathname UNIX sockets outside the roots" },
+	{ SG_GAP_CORE_HELPER, "core-helper", "the core_pattern helper a crash would run (hard core limit 0, not raisable)" },
 };
 
 const char *sg_gap_name(unsigned i)

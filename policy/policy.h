@@ -163,6 +163,7 @@ enum sg_gap {
 	SG_GAP_IPC = 1 << 9,        /* System V IPC of the user's other processes */
 	SG_GAP_PTYS = 1 << 10,      /* the user's other terminals (/dev/pts a root) */
 	SG_GAP_UNIX_SENDMSG = 1 << 11, /* the supervisor: datagrams by sendmsg to pathname sockets */
+	SG_GAP_CORE_HELPER = 1 << 12,  /* a hard core limit of 0, not raisable, and a pipe core_pattern */
 };
 
 /*

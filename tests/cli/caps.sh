@@ -103,6 +103,36 @@ else
 	if grep -qx ran <<<"$out" && grep -Eq 'core file size +1 +1 +bytes' <<<"$out" &&
 		! grep -qx raised <<<"$out"; then ok; else bad "core-limit: $out"; fi
 fi
+# A hard core limit of 0 (sudo's default for what it runs): the step
+# runs, never refused for it (status 71 broke every sudo stepguard), with
+# 1/1 where stepguard may raise it (CAP_SYS_RESOURCE), else 0/0, and the
+# gap core-helper said exactly where core_pattern is a pipe.
+pipe=no
+[ "$(head -c 1 /proc/sys/kernel/core_pattern)" = '|' ] && pipe=yes
+chmod 755 "$T" work
+for who in root sgtest; do
+	pre=()
+	if [ "$who" = sgtest ]; then
+		id sgtest >/dev/null 2>&1 || { echo "SKIP core-hard-zero.sgtest: no user sgtest"; continue; }
+		pre=(setpriv --reuid=sgtest --regid=sgtest --init-groups)
+		chown sgtest work
+	fi
+	out=$("${pre[@]}" "${E[@]}" sh -c 'ulimit -Hc 0 && exec "$@"' sh "$SG" -w work -- \
+		sh -c 'grep "core file size" /proc/self/limits; echo ran' 2>&1); rc=$?
+	[ "$who" = sgtest ] && chown root work
+	if [ "$rc" != 0 ] || ! grep -qx ran <<<"$out"; then
+		bad "core-hard-zero.$who: status $rc: $out"
+	elif ! grep -Eq 'core file size +(0 +0|1 +1) +bytes' <<<"$out"; then
+		bad "core-hard-zero.$who: the limit is neither 0/0 nor 1/1: $out"
+	elif grep -Eq 'core file size +0 +0' <<<"$out" && [ $pipe = yes ] && ! grep -q 'core-helper' <<<"$out"; then
+		bad "core-hard-zero.$who: 0/0 under a pipe core_pattern, and the gap core-helper not said: $out"
+	elif [ $pipe = no ] && grep -q 'core-helper' <<<"$out"; then
+		bad "core-hard-zero.$who: core-helper said, but core_pattern is no pipe: $out"
+	else
+		ok
+	fi
+done
+
 printf '[stepguard]\ncore-dumps = yes\n' > core.ini
 want=$(grep "core file size" /proc/self/limits)
 out=$("${E[@]}" "$SG" -q -p core.ini -w work -- sh -c 'grep "core file size" /proc/self/limits; echo ran' 2>&1)
