@@ -5,8 +5,9 @@
 #       docs say of the command line against --help, shellcheck of every
 #       run: script, and every step run as a hosted runner runs it
 #       (tests/pkg/runner.sh, in a private mount namespace);
-#   (b) the Debian package: dpkg-buildpackage -us -uc -b in a clean clone,
-#       unpacked with dpkg -x into a throwaway root, whose stepguard runs;
+#   (b) the Debian package: make deb (dpkg-buildpackage -us -uc -b in an
+#       export of HEAD) in a clean clone, unpacked with dpkg -x into a
+#       throwaway root, whose stepguard runs;
 #   (c) the bash completion, from that package.
 #
 # The tree under test is a clean clone of HEAD; when the work tree has
@@ -129,15 +130,18 @@ for p in $(make -s -C "$SRC" --no-print-directory --eval 'print-%: ; @echo $($*)
 done
 ok "debian/control's Build-Depends cover make deps-build"
 
-if (cd "$SRC" && dpkg-buildpackage -us -uc -b) > "$T/dpkg-buildpackage.log" 2>&1; then
-	ok "dpkg-buildpackage -us -uc -b in a clean clone"
+# make deb, the one way the package is built.
+if make -C "$SRC" deb > "$T/dpkg-buildpackage.log" 2>&1; then
+	ok "make deb (dpkg-buildpackage -us -uc -b in an export of HEAD) in a clean clone"
 else
 	bad dpkg-buildpackage "$(tail -n 30 "$T/dpkg-buildpackage.log")"
 	finish
 fi
 ARCH=$(dpkg --print-architecture)
-DEB=$T/stepguard_${VERSION}_$ARCH.deb
-[ -f "$DEB" ] && ok "built $(basename "$DEB")" || { bad deb "no $DEB: $(ls "$T")"; finish; }
+DEB=$SRC/build/deb/stepguard_${VERSION}_$ARCH.deb
+[ -f "$DEB" ] && ok "built build/deb/$(basename "$DEB")" || { bad deb "no $DEB: $(ls "$SRC/build/deb" 2>&1)"; finish; }
+[ ! -e "$SRC/build/deb/src" ] && [ ! -e "$SRC/build/stepguard" ] &&
+	ok "make deb built in its export, not in the tree" || bad deb-export "$(ls "$SRC/build" "$SRC/build/deb")"
 # The empty override_dh_auto_test: dh skips the step, which would
 # otherwise run "make check".
 ! grep -qE '^ +dh_auto_test|make(\[[0-9]+\])?:? .*check' "$T/dpkg-buildpackage.log" &&
