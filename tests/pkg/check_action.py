@@ -326,8 +326,12 @@ for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", ci):
 for backend in ("bpf-fmod", "landlock", "--mode audit", "SUDO_UID", "CLAUDE_CONFIG_DIR",
                 "stepguard audit --github", "--allow-write", "[writes]", "RUNNER_TEMP",
                 "npm_config_cache", "PIP_CACHE_DIR", "CARGO_HOME", "GOCACHE", "GOMODCACHE",
-                "examples/rules.d/50-caches.ini"):
+                "examples/rules.d/50-caches.ini", "## How the action is cached", "make deb", "CO-RE",
+                "runner.arch", "/etc/os-release", "restore-keys"):
     check(f"docs/ci.md speaks of {backend}", backend in ci, "missing")
+for s in steps:
+    if "uses" in s:
+        check(f"docs/ci.md names the action's {s['uses']}", s["uses"] in ci, "another version, or none")
 # The old advice, passing TMPDIR through sudo and making it a root, is gone:
 # the step's temporary directory is stepguard's own.
 for rel in ("docs/ci.md", "docs/examples/factory.yml", "docs/examples/stepguard.ini", "README.md"):
