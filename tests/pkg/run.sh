@@ -36,7 +36,7 @@ tally() {
 	done
 }
 finish() {
-	echo "package-test: $pass passed, $fail failed"
+	echo "package-test: $pass passed, $fail failed, in $SECONDS s"
 	[ "$fail" -eq 0 ]
 	exit
 }
@@ -102,7 +102,9 @@ fi
 echo "== (a) the action and the example workflow, run as a hosted runner runs them"
 mkdir "$T/runner"
 chmod 0755 "$T/runner"
+started=$SECONDS
 unshare --mount --propagation private bash "$HERE/runner.sh" "$SRC" "$T/runner" > "$T/runner.out" 2>&1
+echo "# the runner simulation took $((SECONDS - started)) s"
 before=$fail
 tally < "$T/runner.out"
 grep -q '^ok runner: done$' "$T/runner.out" || bad runner "tests/pkg/runner.sh did not finish (see above)"
@@ -131,7 +133,9 @@ done
 ok "debian/control's Build-Depends cover make deps-build"
 
 # make deb, the one way the package is built.
+started=$SECONDS
 if make -C "$SRC" deb > "$T/dpkg-buildpackage.log" 2>&1; then
+	echo "# make deb took $((SECONDS - started)) s"
 	ok "make deb (dpkg-buildpackage -us -uc -b in an export of HEAD) in a clean clone"
 else
 	bad dpkg-buildpackage "$(tail -n 30 "$T/dpkg-buildpackage.log")"
