@@ -209,10 +209,14 @@ print("%.1f" % sum(s.get("seconds", 0) for s in steps), "s:",
       ", ".join("%s %s" % (s["name"], "%.1f s" % s["seconds"] if "seconds" in s else "skipped")
                 for s in steps))' "$1"
 }
-# installed: the files a job installed, with their digest, mode and owner.
+# installed: the files the current job wrote to /etc and /usr/local (its
+# layers' upper directories), with their digest, mode and owner.
 installed() {
-	find /usr/local /etc/stepguard -type f -printf '%p %m %u:%g\n' 2> /dev/null | sort |
-		while read -r f rest; do echo "$(sha256sum < "$f" | cut -c1-16) $f $rest"; done
+	local d
+	for d in /etc /usr/local; do
+		(cd "$T/overlay${d//\//_}.$job_layer/upper" &&
+			find . -type f -printf "$d/%P %m %u:%g\n")
+	done | sort | while read -r f rest; do echo "$(sha256sum < "$f" | cut -c1-16) $f $rest"; done
 }
 # workflow JSON: the example workflow, with the action, as one job.
 job=$(python3 -c 'import sys, yaml; print(next(iter(yaml.safe_load(open(sys.argv[1]))["jobs"])))' \
