@@ -6,6 +6,7 @@
 #   make lint       mandoc -Tlint on the man pages, cppcheck and clang-tidy on the sources
 #   make install    PREFIX (/usr/local), DESTDIR, SYSCONFDIR (/etc)
 #   make deps       install build and test dependencies (Debian/Ubuntu, apt-get)
+#   make deb        the Debian package, from a clean export of HEAD, in build/deb/
 
 VERSION    := 0.1.0
 BUILD      ?= build
@@ -330,6 +331,28 @@ deps-build:
 .PHONY: package-test
 package-test: $(BUILD)/stepguard
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/pkg/run.sh
+
+# The Debian package, built one way only (a release, a self-hosted
+# runner's image and the packaging tests all use this): dpkg-buildpackage
+# -us -uc -b in an export of HEAD (git archive), so that neither build/
+# nor uncommitted changes reach the package.  The .deb, .buildinfo and
+# .changes land in $(DEB_DIR).  The package's make must not inherit this
+# one's command line (MAKEFLAGS: BUILD=, the jobserver): debian/rules
+# says how it builds.
+DEB_DIR ?= $(BUILD)/deb
+.PHONY: deb
+deb:
+	@git rev-parse --verify -q HEAD > /dev/null || \
+		{ echo "make deb: not a git checkout; in an unpacked source tree run dpkg-buildpackage -us -uc -b" >&2; exit 1; }
+	@[ -z "$$(git status --porcelain --untracked-files=no)" ] || \
+		echo "make deb: the work tree has uncommitted changes; the package is built from HEAD without them" >&2
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src
+	git archive --format=tar HEAD | tar -xf - -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+		dpkg-buildpackage -us -uc -b
+	rm -rf $(DEB_DIR)/src
+	@ls $(DEB_DIR)/*.deb
 
 clean:
 	rm -rf build

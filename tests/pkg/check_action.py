@@ -66,11 +66,18 @@ check("output backend declared", "backend" in outputs, str(list(outputs)))
 
 ids = [s.get("id") for s in steps if s.get("id")]
 check("step ids unique", len(ids) == len(set(ids)), str(ids))
+# The only uses: steps are the Actions cache's, pinned to a major version
+# or a commit: a moving ref like @main could change under every user.
+CACHE_USES = re.compile(r"actions/cache/(restore|save)@(v\d+|[0-9a-f]{40})")
 used_inputs = set()
+earlier_ids = set()
 for i, step in enumerate(steps):
     label = step.get("name") or f"step {i + 1}"
     check(f"action step '{label}' has a name", bool(step.get("name")), "no name")
-    if "run" in step:
+    if "uses" in step:
+        check(f"action step '{label}' uses the Actions cache, pinned",
+              CACHE_USES.fullmatch(str(step["uses"])) is not None, str(step["uses"]))
+    elif "run" in step:
         check(f"action step '{label}' has shell:", step.get("shell") in ("bash", "sh"),
               f"shell {step.get('shell')!r} (composite run steps need one)")
         check(f"action step '{label}' has no expression in its script",
@@ -79,18 +86,29 @@ for i, step in enumerate(steps):
         with open(os.path.join(OUTDIR, f"action-{i + 1}.sh"), "w", encoding="utf-8") as f:
             f.write("#!/bin/bash\n" + step["run"])
     else:
-        check(f"action step '{label}' is a run step", False, "uses: steps are not expected")
-    for value in list((step.get("env") or {}).values()) + [step.get("if") or ""]:
+        check(f"action step '{label}' is a run step or the cache", False, "neither run: nor uses:")
+    cond = str(step.get("if") or "")
+    if cond and not EXPR.search(cond):
+        cond = "${{ " + cond + " }}"  # an if: is an expression without the braces too
+    values = list((step.get("env") or {}).values()) + list((step.get("with") or {}).values())
+    for value in values + [cond]:
         for expr in EXPR.findall(str(value)):
             m = re.fullmatch(r"inputs\.([A-Za-z0-9_-]+)", expr)
+            ms = re.fullmatch(r"steps\.([A-Za-z0-9_-]+)\.outputs\.[A-Za-z0-9_-]+(\s*[!=]=\s*'[a-z]*')?",
+                              expr)
             if m:
                 used_inputs.add(m.group(1))
                 check(f"'{label}': input {m.group(1)} declared", m.group(1) in inputs,
                       "undeclared input")
+            elif ms:
+                check(f"'{label}': {expr} is an earlier step's output", ms.group(1) in earlier_ids,
+                      f"no earlier step {ms.group(1)}")
             else:
                 check(f"'{label}': expression {expr} is a context the action may use",
-                      re.fullmatch(r"(github\.action_path|github\.workspace|runner\.temp)", expr)
-                      is not None, "unexpected expression")
+                      re.fullmatch(r"(github\.action_path|github\.workspace|runner\.(temp|arch))",
+                                   expr) is not None, "unexpected expression")
+    if step.get("id"):
+        earlier_ids.add(step["id"])
 check("every input is used", used_inputs == set(inputs), str(set(inputs) - used_inputs))
 for name, spec in outputs.items():
     value = (spec or {}).get("value", "")
@@ -110,12 +128,76 @@ for name, spec in outputs.items():
 scripts = "\n".join(s.get("run", "") for s in steps)
 for needle, what in (("stepguard --self-test --json", "runs the self-test with --json under sudo"),
                      ("make -C \"$SG_SOURCE\" deps-build", "installs the build dependencies"),
-                     ("install PREFIX=/usr/local", "installs under /usr/local"),
+                     ("make -C \"$SG_SOURCE\" install DESTDIR=\"$SG_STAGE\" PREFIX=/usr/local",
+                      "stages the install under /usr/local"),
                      ("STEPGUARD_POLICY=", "exports STEPGUARD_POLICY"),
                      ("STEPGUARD_LOG=", "exports STEPGUARD_LOG"),
                      ("GITHUB_ENV", "writes GITHUB_ENV")):
     check(f"action {what}", needle in scripts, f"no {needle!r}")
 check("action's self-test is run with sudo", "sudo stepguard --self-test" in scripts, "no sudo")
+
+# The cache (docs/ci.md, "How the action is cached"): one exact key of the
+# source's files, the OS release and the architecture; the build steps
+# only on a miss; the install from the staged tree, verified, without
+# make or apt; the save right after it, before any step of the job.
+def step_where(pred):
+    return next((i for i, s in enumerate(steps) if pred(s)), None)
+
+
+MISS = re.compile(r"(\$\{\{\s*)?steps\.cache\.outputs\.cache-hit != 'true'(\s*\}\})?")
+i_src = step_where(lambda s: s.get("id") == "source")
+i_restore = step_where(lambda s: str(s.get("uses", "")).startswith("actions/cache/restore@"))
+i_save = step_where(lambda s: str(s.get("uses", "")).startswith("actions/cache/save@"))
+i_install = step_where(lambda s: s.get("name") == "Install stepguard")
+i_configure = step_where(lambda s: s.get("id") == "configure")
+check("the cache steps exist: source, restore, install, save",
+      None not in (i_src, i_restore, i_install, i_save, i_configure),
+      str((i_src, i_restore, i_install, i_save, i_configure)))
+if None not in (i_src, i_restore, i_install, i_save, i_configure):
+    src, restore, save = steps[i_src], steps[i_restore], steps[i_save]
+    install = steps[i_install]
+    check("restore has id cache", restore.get("id") == "cache", str(restore.get("id")))
+    key = str((restore.get("with") or {}).get("key", ""))
+    for part, why in (("runner.arch", "the architecture"), ("steps.source.outputs.os", "the OS release"),
+                      ("steps.source.outputs.tree", "the source's files")):
+        check(f"the cache key has {why} ({part})", re.search(r"\{\{\s*" + re.escape(part) + r"\s*\}\}", key),
+              key)
+    check("the cache key has no other expression",
+          len(EXPR.findall(key)) == 3, key)
+    check("no restore-keys (a prefix would restore another source's build)",
+          "restore-keys" not in (restore.get("with") or {}), str(restore.get("with")))
+    script = src.get("run", "")
+    check("the source step hashes every file but .git and build/",
+          "sha256sum" in script and "./.git" in script and "./build" in script, script)
+    check("the source step reads the OS release", "/etc/os-release" in script, script)
+    check("the staged tree is under $RUNNER_TEMP", 'stage=$RUNNER_TEMP/' in script, script)
+    stage_expr = "${{ steps.source.outputs.stage }}"
+    check("restore and save the staged tree", (restore.get("with") or {}).get("path") == stage_expr
+          and (save.get("with") or {}).get("path") == stage_expr, str((restore.get("with"), save.get("with"))))
+    check("save under the key restore looked up",
+          re.fullmatch(r"\$\{\{\s*steps\.cache\.outputs\.cache-primary-key\s*\}\}",
+                       str((save.get("with") or {}).get("key", ""))) is not None, str(save.get("with")))
+    check("the order: source, restore, ..., install, save, configure",
+          i_src < i_restore < i_install < i_save < i_configure,
+          str((i_src, i_restore, i_install, i_save, i_configure)))
+    build_steps = [s for s in steps if re.search(r"\bmake\b|apt", s.get("run", ""))]
+    check("make is run by the deps, build and stage steps",
+          len(build_steps) == 3 and all(i_restore < steps.index(s) < i_install for s in build_steps),
+          str([s.get("name") for s in build_steps]))
+    for s in build_steps + [save]:
+        check(f"'{s.get('name')}' runs only on a miss", MISS.fullmatch(str(s.get("if", ""))) is not None,
+              str(s.get("if")))
+    for s in steps[i_install:]:
+        if s is not save:
+            check(f"'{s.get('name')}' runs on a hit too", "if" not in s, str(s.get("if")))
+    iscript = install.get("run", "")
+    check("the install step checks the staged stepguard --version against the source's",
+          re.search(r'--version.*\n.*\[ "\$got" = "stepguard \$SG_VERSION" \]', iscript) is not None, iscript)
+    check("the install step installs as root, with install(1)", "sudo install -D -o root -g root" in iscript,
+          iscript)
+    check("the install step refuses what is not a file or directory under /usr/local, /etc/stepguard",
+          "find . -mindepth 1 -printf '%y %p\\0'" in iscript and "refuse \"unexpected entry" in iscript,
+          iscript)
 
 # --- the example workflow -------------------------------------------------------
 try:
@@ -244,8 +326,12 @@ for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", ci):
 for backend in ("bpf-fmod", "landlock", "--mode audit", "SUDO_UID", "CLAUDE_CONFIG_DIR",
                 "stepguard audit --github", "--allow-write", "[writes]", "RUNNER_TEMP",
                 "npm_config_cache", "PIP_CACHE_DIR", "CARGO_HOME", "GOCACHE", "GOMODCACHE",
-                "examples/rules.d/50-caches.ini"):
+                "examples/rules.d/50-caches.ini", "## How the action is cached", "make deb", "CO-RE",
+                "runner.arch", "/etc/os-release", "restore-keys"):
     check(f"docs/ci.md speaks of {backend}", backend in ci, "missing")
+for s in steps:
+    if "uses" in s:
+        check(f"docs/ci.md names the action's {s['uses']}", s["uses"] in ci, "another version, or none")
 # The old advice, passing TMPDIR through sudo and making it a root, is gone:
 # the step's temporary directory is stepguard's own.
 for rel in ("docs/ci.md", "docs/examples/factory.yml", "docs/examples/stepguard.ini", "README.md"):

@@ -5,8 +5,9 @@
 #       docs say of the command line against --help, shellcheck of every
 #       run: script, and every step run as a hosted runner runs it
 #       (tests/pkg/runner.sh, in a private mount namespace);
-#   (b) the Debian package: dpkg-buildpackage -us -uc -b in a clean clone,
-#       unpacked with dpkg -x into a throwaway root, whose stepguard runs;
+#   (b) the Debian package: make deb (dpkg-buildpackage -us -uc -b in an
+#       export of HEAD) in a clean clone, unpacked with dpkg -x into a
+#       throwaway root, whose stepguard runs;
 #   (c) the bash completion, from that package.
 #
 # The tree under test is a clean clone of HEAD; when the work tree has
@@ -35,7 +36,7 @@ tally() {
 	done
 }
 finish() {
-	echo "package-test: $pass passed, $fail failed"
+	echo "package-test: $pass passed, $fail failed, in $SECONDS s"
 	[ "$fail" -eq 0 ]
 	exit
 }
@@ -101,7 +102,9 @@ fi
 echo "== (a) the action and the example workflow, run as a hosted runner runs them"
 mkdir "$T/runner"
 chmod 0755 "$T/runner"
+started=$SECONDS
 unshare --mount --propagation private bash "$HERE/runner.sh" "$SRC" "$T/runner" > "$T/runner.out" 2>&1
+echo "# the runner simulation took $((SECONDS - started)) s"
 before=$fail
 tally < "$T/runner.out"
 grep -q '^ok runner: done$' "$T/runner.out" || bad runner "tests/pkg/runner.sh did not finish (see above)"
@@ -129,15 +132,20 @@ for p in $(make -s -C "$SRC" --no-print-directory --eval 'print-%: ; @echo $($*)
 done
 ok "debian/control's Build-Depends cover make deps-build"
 
-if (cd "$SRC" && dpkg-buildpackage -us -uc -b) > "$T/dpkg-buildpackage.log" 2>&1; then
-	ok "dpkg-buildpackage -us -uc -b in a clean clone"
+# make deb, the one way the package is built.
+started=$SECONDS
+if make -C "$SRC" deb > "$T/dpkg-buildpackage.log" 2>&1; then
+	echo "# make deb took $((SECONDS - started)) s"
+	ok "make deb (dpkg-buildpackage -us -uc -b in an export of HEAD) in a clean clone"
 else
 	bad dpkg-buildpackage "$(tail -n 30 "$T/dpkg-buildpackage.log")"
 	finish
 fi
 ARCH=$(dpkg --print-architecture)
-DEB=$T/stepguard_${VERSION}_$ARCH.deb
-[ -f "$DEB" ] && ok "built $(basename "$DEB")" || { bad deb "no $DEB: $(ls "$T")"; finish; }
+DEB=$SRC/build/deb/stepguard_${VERSION}_$ARCH.deb
+[ -f "$DEB" ] && ok "built build/deb/$(basename "$DEB")" || { bad deb "no $DEB: $(ls "$SRC/build/deb" 2>&1)"; finish; }
+[ ! -e "$SRC/build/deb/src" ] && [ ! -e "$SRC/build/stepguard" ] &&
+	ok "make deb built in its export, not in the tree" || bad deb-export "$(ls "$SRC/build" "$SRC/build/deb")"
 # The empty override_dh_auto_test: dh skips the step, which would
 # otherwise run "make check".
 ! grep -qE '^ +dh_auto_test|make(\[[0-9]+\])?:? .*check' "$T/dpkg-buildpackage.log" &&

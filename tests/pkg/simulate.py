@@ -13,20 +13,34 @@ step is the real sudo).  Prints one JSON document: the steps, their
 status, outputs and output text, the action's outputs and the final
 environment.
 
+The Actions cache is simulated too (actions/cache/restore and
+actions/cache/save, the only `uses:` an action may have here): its
+entries are tar archives in --cache-dir, which the caller keeps between
+runs as GitHub keeps a repository's cache between jobs.  As on GitHub, a
+key matches exactly (cache-hit true) or as the prefix of an entry's key
+(restored, cache-hit false), an entry is never overwritten, and the
+archives are written and unpacked by the runner user.  Each step's
+wall time is in its "seconds".
+
   simulate.py action DIR [--input NAME=VALUE]... [--only-step ID] COMMON
   simulate.py workflow FILE JOB --local-action ID=DIR [--secret NAME=VALUE]...
                                 [--skip-step NAME]... COMMON
   COMMON: --user NAME --workspace DIR --temp DIR [--path-prepend DIR]
-          [--env-file FILE]
+          [--env-file FILE] [--cache-dir DIR] [--action-path-prepend DIR]
+--action-path-prepend puts DIR first on PATH in the action's steps only
+(a tripwire for what they run).
 """
 
 import argparse
 import json
 import os
+import platform
 import pwd
 import re
 import subprocess
 import sys
+import time
+import urllib.parse
 
 import yaml
 
@@ -53,15 +67,15 @@ def evaluate(text, ctx):
             if parts[1] == "action_path" and "action_path" not in ctx:
                 raise SimError("github.action_path outside an action")
             return ctx["action_path"] if parts[1] == "action_path" else ctx["workspace"]
-        if parts[0] == "runner" and len(parts) == 2 and parts[1] in ("temp", "os"):
-            return ctx["temp"] if parts[1] == "temp" else "Linux"
+        if parts[0] == "runner" and len(parts) == 2 and parts[1] in ("temp", "os", "arch"):
+            return {"temp": ctx["temp"], "os": "Linux", "arch": runner_arch()}[parts[1]]
         if parts[0] == "steps" and len(parts) == 4 and parts[2] == "outputs":
             step = ctx["steps"].get(parts[1])
             if step is None and ctx.get("only_step"):
                 return ""  # a step that --only-step left out
             if step is None:
                 raise SimError(f"${{{{ {expr} }}}}: no earlier step with id {parts[1]}")
-            return step["outputs"].get(parts[3], "")
+            return step.get("outputs", {}).get(parts[3], "")  # none when skipped
         if parts[0] == "secrets" and len(parts) == 2:
             return ctx["secrets"].get(parts[1], "")
         if parts[0] == "env" and len(parts) == 2:
@@ -71,7 +85,19 @@ def evaluate(text, ctx):
     return EXPR.sub(one, text)
 
 
-def condition(cond, failed):
+def runner_arch():
+    """runner.arch, as GitHub names the machine."""
+    machine = platform.machine()
+    arch = {"x86_64": "X64", "aarch64": "ARM64", "i686": "X86", "armv7l": "ARM"}.get(machine)
+    if arch is None:
+        raise SimError(f"runner.arch: no GitHub name for {machine}")
+    return arch
+
+
+def condition(cond, failed, ctx):
+    """An if: of a status function, or of one comparison (== or !=) of a
+    context and a quoted string, which GitHub compares ignoring case and
+    ANDs with success()."""
     if cond is None:
         return not failed
     c = str(cond).strip()
@@ -84,6 +110,11 @@ def condition(cond, failed):
         return not failed
     if c == "failure()":
         return failed
+    m = re.fullmatch(r"([a-z][\w.-]*)\s*(==|!=)\s*'([^']*)'", c)
+    if m:
+        value = evaluate("${{ %s }}" % m.group(1), ctx).lower()
+        equal = value == m.group(3).lower()
+        return not failed and (equal if m.group(2) == "==" else not equal)
     raise SimError(f"if: not simulated: {cond}")
 
 
@@ -147,6 +178,8 @@ class Runner:
         self.results = []
         self.failed = False
         self.counter = 0
+        self.cache_dir = args.cache_dir
+        self.action_path_prepend = args.action_path_prepend
         self.sim_dir = os.path.join(self.temp, "_simulator")
         os.makedirs(self.sim_dir, exist_ok=True)
         os.chown(self.sim_dir, self.user.pw_uid, self.user.pw_gid)
@@ -196,6 +229,51 @@ class Runner:
             all_summary.write(f.read())
         return proc.returncode, parse_file_commands(files["output"]), text
 
+    def as_user(self, argv, **kw):
+        return subprocess.run(
+            ["setpriv", f"--reuid={self.user.pw_uid}", f"--regid={self.user.pw_gid}",
+             "--init-groups", "--"] + argv, check=False, **kw)
+
+    def cache_step(self, label, uses, inputs):
+        """actions/cache/restore or actions/cache/save; returns (status,
+        outputs, text)."""
+        if not self.cache_dir:
+            raise SimError(f"{label}: uses {uses} needs --cache-dir")
+        path, key = inputs.get("path", ""), inputs.get("key", "")
+        if not path or not key or "\n" in path or "restore-keys" in inputs:
+            raise SimError(f"{label}: one path and one key simulated, no restore-keys: {inputs}")
+        path = os.path.join(self.workspace, path)
+        entries = {urllib.parse.unquote(f[:-4]): os.path.join(self.cache_dir, f)
+                   for f in os.listdir(self.cache_dir) if f.endswith(".tar")}
+        if uses.startswith("actions/cache/restore@"):
+            matched = key if key in entries else next(
+                (k for k in sorted(entries, key=lambda k: -os.path.getmtime(entries[k]))
+                 if k.startswith(key)), None)
+            outs = {"cache-primary-key": key, "cache-hit": "false"}
+            if matched is None:
+                return 0, outs, f"Cache not found for input keys: {key}\n"
+            self.as_user(["mkdir", "-p", "--", path])
+            with open(entries[matched], "rb") as f:
+                proc = self.as_user(["tar", "-xf", "-", "-C", path], stdin=f,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if proc.returncode != 0:
+                return 1, outs, proc.stdout.decode("utf-8", "replace")
+            outs.update({"cache-matched-key": matched, "cache-hit": str(matched == key).lower()})
+            return 0, outs, f"Cache restored from key: {matched}\n"
+        if uses.startswith("actions/cache/save@"):
+            if key in entries:
+                # GitHub's entries are immutable: a warning, not a failure.
+                return 0, {}, f"::warning::Failed to save: cache entry {key} already exists\n"
+            proc = self.as_user(["tar", "-cf", "-", "-C", path, "."],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if proc.returncode != 0:
+                return 0, {}, "::warning::Failed to save: " + proc.stderr.decode("utf-8", "replace")
+            with open(os.path.join(self.cache_dir, urllib.parse.quote(key, safe="") + ".tar"),
+                      "wb") as f:
+                f.write(proc.stdout)
+            return 0, {}, f"Cache saved with key: {key}\n"
+        raise SimError(f"{label}: uses {uses}: not simulated")
+
     def record(self, entry):
         self.results.append(entry)
         if entry.get("id"):
@@ -226,22 +304,29 @@ class Runner:
                 sid = step.get("id")
                 if only_step is not None and sid != only_step:
                     continue
-                if "run" not in step:
-                    raise SimError(f"action step {step.get('name')}: only run steps are simulated")
-                if not condition(step.get("if"), status != 0):
+                if "run" not in step and "uses" not in step:
+                    raise SimError(f"action step {step.get('name')}: neither run nor uses")
+                if not condition(step.get("if"), status != 0, ctx):
                     self.record({"scope": "action", "name": step.get("name"), "id": sid,
                                  "skipped": "condition"})
                     continue
-                env = {k: evaluate(v, ctx) for k, v in (step.get("env") or {}).items()}
-                env["GITHUB_ACTION_PATH"] = action_dir
-                cwd = evaluate(step.get("working-directory"), ctx) or self.workspace
-                st, outs, text = self.run_script(step.get("name"), step["run"],
-                                                 step.get("shell"), env, cwd)
+                started = time.monotonic()
+                if "uses" in step:
+                    inputs = {k: evaluate(v, ctx) for k, v in (step.get("with") or {}).items()}
+                    st, outs, text = self.cache_step(step.get("name"), step["uses"], inputs)
+                else:
+                    env = {k: evaluate(v, ctx) for k, v in (step.get("env") or {}).items()}
+                    env["GITHUB_ACTION_PATH"] = action_dir
+                    if self.action_path_prepend:
+                        env["PATH"] = self.action_path_prepend + ":" + self.env["PATH"]
+                    cwd = evaluate(step.get("working-directory"), ctx) or self.workspace
+                    st, outs, text = self.run_script(step.get("name"), step["run"],
+                                                     step.get("shell"), env, cwd)
                 self.record({"scope": "action", "name": step.get("name"), "id": sid,
-                             "status": st, "outputs": outs, "text": text})
-                if st != 0:
+                             "status": st, "outputs": outs, "text": text,
+                             "seconds": round(time.monotonic() - started, 3)})
+                if st != 0 and status == 0:
                     status = st
-                    break
             outputs = {name: evaluate(spec.get("value"), ctx)
                        for name, spec in (action.get("outputs") or {}).items()}
         finally:
@@ -261,7 +346,7 @@ class Runner:
                 self.env[k] = evaluate(v, ctx)
         for step in job["steps"]:
             sid, name = step.get("id"), step.get("name") or step.get("uses") or step.get("run")
-            if not condition(step.get("if"), self.failed):
+            if not condition(step.get("if"), self.failed, ctx):
                 self.record({"scope": "workflow", "name": name, "id": sid, "skipped": "condition"})
                 continue
             if "uses" in step:
@@ -308,6 +393,8 @@ def main():
     p.add_argument("--temp", required=True)
     p.add_argument("--path-prepend", action="append")
     p.add_argument("--env-file")
+    p.add_argument("--cache-dir")
+    p.add_argument("--action-path-prepend")
     args = p.parse_args()
     try:
         r = Runner(args)
