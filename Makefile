@@ -328,6 +328,14 @@ deps-build:
 # an unprivileged user with sudo, in a private mount namespace), the Debian
 # package (built from a clean clone, unpacked into a throwaway root) and
 # the bash completion.  Needs root; see tests/pkg/run.sh.
+# The README's quick start typed as written in a fresh debootstrap
+# --variant=minbase root (tests/fresh): the first command always,
+# `make check` too with FRESH_CHECK=1 (half an hour).  Root, debootstrap
+# and the Debian archive; skipped with the reason otherwise.  CI runs it.
+.PHONY: fresh
+fresh:
+	bash tests/fresh/run.sh $(if $(filter 1,$(FRESH_CHECK)),--check)
+
 .PHONY: package-test
 package-test: $(BUILD)/stepguard
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/pkg/run.sh

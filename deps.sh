@@ -36,11 +36,12 @@ BUILD_PACKAGES="build-essential pkg-config libinih-dev libseccomp-dev libbpf-dev
 # compatibility suites' tools (attr, acl, passwd for the test user, sudo,
 # strace, rsync, git, python3 and its venv, patch, util-linux, bubblewrap
 # for the benchmark); the Debian package (debhelper, dpkg-dev); ASan's and
-# libFuzzer's runtime (libclang-rt-dev); python3-yaml (the Action's file).
+# libFuzzer's runtime (libclang-rt-dev); python3-yaml (the Action's file);
+# debootstrap (tests/fresh, the quick start on a fresh minimal Debian).
 CHECK_PACKAGES="libcmocka-dev mandoc cppcheck attr python3 passwd qemu-system-x86
 	busybox-static cpio e2fsprogs util-linux bubblewrap debhelper dpkg-dev python3-yaml
 	shellcheck sudo git libclang-rt-dev clang-tidy strace rsync acl python3-venv patch
-	ca-certificates"
+	ca-certificates debootstrap"
 
 packages=$BUILD_PACKAGES
 [ "$what" = check ] && packages="$packages $CHECK_PACKAGES"
