@@ -46,6 +46,7 @@
 #define FS_IOC_FSSETXATTR 0x401c5820   /* _IOW('X', 32, struct fsxattr) */
 #define BPF_LOCAL_STORAGE_GET_F_CREATE 1
 #define F_GETFD 1
+#define PTRACE_MODE_NOAUDIT 0x04
 
 /*
  * How many steps a walk may take (one per directory level or mount
