@@ -9,6 +9,7 @@
  *     sg_bpf_open(mode)          reuse this build's pins, or load, attach, pin
  *     sg_bpf_add_scope(roots)    a scope: its policy, ring buffer and roots
  *     sg_bpf_scope_exec_allow()  a ruling step: what its tasks may execute
+ *     sg_bpf_scope_sockets_allow()  the sockets outside its roots it may reach
  *     fork; the child waits on a pipe
  *     sg_bpf_confine_pid(pidfd)  mark the child: it and all it forks are confined
  *     release the child; it execs the step
