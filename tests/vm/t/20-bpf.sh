@@ -608,6 +608,25 @@ reach() {
 		fail $t-receive-inside "exit $vm_status, file: $(cat "$w/recv-in"), $(events $t-receive-inside | head -n 1)"
 	fi
 
+	# Audit mode: each of the four lets the attempt through and says
+	# audited, with the op it would have refused as.
+	: > /tmp/recv-out-$m
+	vm_run $t-reach-audit drv --audit --root "$w" -- sh -c "
+		bpfdrive --try nice $v 1; bpfdrive --try open /proc/$v/cmdline
+		bpfdrive --try connect /run/sg-out-$m.sock; bpfdrive --try recv-fd $w/fd-out.sock"
+	missing=
+	for op in sched proc connect receive; do
+		has_event $t-reach-audit "^EVENT op=$op decision=audited errno=0 " || missing="$missing $op"
+	done
+	if [ "$(ntries $t-reach-audit)" != 4 ] || [ -n "$(tries $t-reach-audit ': ok')" ] ||
+		[ "$(cat /tmp/recv-out-$m)" != received ]; then
+		fail $t-reach-audit "audit mode refused: $(tries $t-reach-audit ': ok')"
+	elif [ -n "$missing" ] || has_event $t-reach-audit 'decision=denied'; then
+		fail $t-reach-audit "no audited event for:$missing, or a denied one"
+	else
+		pass $t-reach-audit "audit mode: nice, /proc cmdline, connect, receive let through, each one audited event"
+	fi
+
 	kill $a $v $srv 2> /dev/null
 	wait $a $v $srv 2> /dev/null
 	rm -f /run/sg-*-$m.sock /tmp/recv-out-$m
