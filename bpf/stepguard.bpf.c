@@ -44,8 +44,11 @@
  *   - a walk that runs out of steps refuses (SG_WALK_MAX);
  *   - a task whose scope has no policy refuses every write;
  *   - a child whose mark cannot be stored is not allowed to exist;
- *   - a full roots or exec map makes registration fail, so the step
- *     never starts;
+ *   - a full roots, exec or sockets map makes registration fail, so the
+ *     step never starts;
+ *   - another process's /proc files are refused when its task's mark
+ *     cannot be found (sg_scope_of()), and a scope whose policy is gone
+ *     reaches no pathname socket outside and no other process;
  *   - in an exec-restricted scope, a file not registered is not executed,
  *     and a task whose restricted scope is gone executes nothing;
  *   - on 6.1, where a task-storage lookup can fail when the per-CPU
@@ -54,7 +57,9 @@
  *
  * Files: maps.bpf.h (constants, knobs, maps), decide.bpf.h (the task's
  * mark, the identity walk, root registration), report.bpf.h (paths and
- * events), and here the hooks, in the order of the design's list.
+ * events), reach.bpf.h (other processes' /proc files, UNIX sockets,
+ * received descriptors), guards.bpf.h (the guards), and here the other
+ * hooks, in the order of the design's list.
  */
 #include "vmlinux.h"
 
