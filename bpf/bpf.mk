@@ -39,7 +39,7 @@ $(BPF_GEN)/vmlinux.h:
 
 # DWARF is stripped (the skeleton embeds the object; BTF, which CO-RE
 # needs, stays).
-BPF_SRCS := bpf/stepguard.bpf.c bpf/maps.bpf.h bpf/decide.bpf.h bpf/report.bpf.h bpf/guards.bpf.h \
+BPF_SRCS := bpf/stepguard.bpf.c bpf/maps.bpf.h bpf/decide.bpf.h bpf/report.bpf.h bpf/guards.bpf.h bpf/reach.bpf.h \
 	bpf/events.h lib/vocab.h
 
 $(BPF_GEN)/stepguard.bpf.o: $(BPF_SRCS) $(BPF_GEN)/vmlinux.h

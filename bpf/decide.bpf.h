@@ -362,10 +362,14 @@ static __always_inline bool sg_exec_allowed(__u32 scope, struct file *file)
  * the descriptor's inode (sg_exec_id()) and cancels the call; that the
  * count grows proves the hook runs, as for roots.
  *
- * Returns 0 when the task is not registering exec files (the fcntl goes
- * on), else the hook's answer.
+ * Allowed sockets (SG_REG_SOCKS) are registered the same way, into
+ * sg_socks: a socket file cannot be opened but with O_PATH, and its
+ * identity is what the connect hooks compare.
+ *
+ * Returns 0 when the task is not registering exec files or sockets (the
+ * fcntl goes on), else the hook's answer.
  */
-static __always_inline int sg_register_exec(struct file *file)
+static __always_inline int sg_register_ident(struct file *file)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct sg_registrar *reg;
@@ -374,10 +378,11 @@ static __always_inline int sg_register_exec(struct file *file)
 	struct inode *inode;
 	__u32 one = 1;
 	bool known;
+	long err;
 
 	reg = bpf_task_storage_get(&sg_registrar, task, 0, 0);
 	/* A roots registrar's fcntl is an fcntl: no root becomes an exec file. */
-	if (!reg || reg->kind != SG_REG_EXECS)
+	if (!reg || (reg->kind != SG_REG_EXECS && reg->kind != SG_REG_SOCKS))
 		return 0;
 	pol = bpf_map_lookup_elem(&sg_scopes, &reg->scope);
 	if (!pol) {
@@ -390,21 +395,98 @@ static __always_inline int sg_register_exec(struct file *file)
 		return -ECANCELED;
 	}
 	sg_exec_id(&key, reg->scope, inode);
-	/* The same file twice (/bin/sh and /bin/busybox) is one identity. */
-	known = bpf_map_lookup_elem(&sg_execs, &key) != NULL;
 	/*
-	 * Map full: the scope could not run what its policy lets it run,
-	 * and a missing entry only ever refuses.  Fail the registration, so
-	 * that the step does not start at all.
+	 * The same file twice (/bin/sh and /bin/busybox) is one identity.
+	 * Map full: the scope could not run (or reach) what its policy
+	 * lets it, and a missing entry only ever refuses.  Fail the
+	 * registration, so that the step does not start at all.
 	 */
-	if (bpf_map_update_elem(&sg_execs, &key, &one, BPF_ANY)) {
+	if (reg->kind == SG_REG_EXECS) {
+		known = bpf_map_lookup_elem(&sg_execs, &key) != NULL;
+		err = bpf_map_update_elem(&sg_execs, &key, &one, BPF_ANY);
+	} else {
+		known = bpf_map_lookup_elem(&sg_socks, &key) != NULL;
+		err = bpf_map_update_elem(&sg_socks, &key, &one, BPF_ANY);
+	}
+	if (err) {
 		reg->err = -ENOSPC;
 		return -ECANCELED;
 	}
 	if (!known)
-		__sync_fetch_and_add(&pol->nexecs, 1);
+		__sync_fetch_and_add(reg->kind == SG_REG_EXECS ? &pol->nexecs : &pol->nsocks, 1);
 	__sync_fetch_and_add(&reg->count, 1);
 	return -ECANCELED;
+}
+
+/* May the tasks of SCOPE reach the socket whose file is INODE (registered)? */
+static __always_inline bool sg_sock_allowed(__u32 scope, struct inode *inode)
+{
+	struct sg_exec_key key = {};
+
+	if (!inode)
+		return false;
+	sg_exec_id(&key, scope, inode);
+	return bpf_map_lookup_elem(&sg_socks, &key) != NULL;
+}
+
+/*
+ * The scope of any task, known only by its address (a procfs inode's
+ * task: no hook argument, so no BTF pointer the task-storage helper
+ * would take; 6.1 has no kfunc to make one).  Read as
+ * bpf_local_storage_lookup() reads it, lock-free under RCU, which these
+ * programs run in: the storage's cache slot for sg_task, else its list
+ * of elements.  Returns the scope, or 0 when the task carries no mark or
+ * none could be found within SG_STORAGE_SCAN elements (then the task is
+ * taken for one outside the scope: its entries are refused, never let
+ * through).
+ */
+#define SG_STORAGE_SCAN 16
+
+static __always_inline __u32 sg_scope_of(__u64 task)
+{
+	struct task_struct *t = (void *)task;
+	struct bpf_local_storage *ls = BPF_CORE_READ(t, bpf_storage);
+	struct bpf_local_storage_map *smap;
+	struct bpf_local_storage_data *sdata = NULL;
+	struct hlist_node *n;
+	void *map = &sg_task;
+	__u64 idx, off, mine = 0;
+	__u32 scope = 0;
+
+	if (!ls)
+		return 0;
+	/*
+	 * sg_task's address as a number: the verifier allows no offset on
+	 * a map pointer, and the storage names its map by the address of
+	 * the bpf_local_storage_map around (at the start of) the bpf_map.
+	 */
+	bpf_probe_read_kernel(&mine, sizeof(mine), &map);
+	smap = (void *)mine;
+	idx = BPF_CORE_READ(smap, cache_idx) & 15;
+	off = bpf_core_field_offset(struct bpf_local_storage, cache) + idx * sizeof(void *);
+	bpf_probe_read_kernel(&sdata, sizeof(sdata), (void *)ls + off);
+	if (!sdata || (__u64)BPF_CORE_READ(sdata, smap) != mine) {
+		sdata = NULL;
+		n = BPF_CORE_READ(ls, list.first);
+		for (int i = 0; i < SG_STORAGE_SCAN && n; i++) {
+			struct bpf_local_storage_elem *e =
+				(void *)n - bpf_core_field_offset(struct bpf_local_storage_elem, snode);
+			struct bpf_local_storage_data *d =
+				(void *)e + bpf_core_field_offset(struct bpf_local_storage_elem, sdata);
+
+			if ((__u64)BPF_CORE_READ(d, smap) == mine) {
+				sdata = d;
+				break;
+			}
+			n = BPF_CORE_READ(n, next);
+		}
+	}
+	if (!sdata)
+		return 0;
+	/* struct sg_mark begins with the scope */
+	bpf_probe_read_kernel(&scope, sizeof(scope),
+			      (void *)sdata + bpf_core_field_offset(struct bpf_local_storage_data, data));
+	return scope;
 }
 
 #endif /* SG_DECIDE_BPF_H */

@@ -97,7 +97,7 @@ struct sg_mark {
 /*
  * sg_registrar (task storage): set on stepguard itself, by itself, while
  * it registers its roots or its exec files (see sg_register() and
- * sg_register_exec() in decide.bpf.h).  KIND says which: a registrar of
+ * sg_register_ident() in decide.bpf.h).  KIND says which: a registrar of
  * one kind is never taken for the other, so an exec file can never become
  * a writable root.
  */
@@ -109,6 +109,7 @@ struct sg_registrar {
 };
 #define SG_REG_ROOTS 0 /* fchownat(fd, "", -1, -1, AT_EMPTY_PATH): path_chown */
 #define SG_REG_EXECS 1 /* fcntl(fd, F_GETFD, SG_REG_EXEC_MAGIC): file_fcntl */
+#define SG_REG_SOCKS 2 /* the same call, for sg_socks: allowed pathname sockets */
 
 /*
  * The argument that makes an fcntl(F_GETFD) a registration: F_GETFD
@@ -128,7 +129,7 @@ struct sg_scope {
 	__u32 owner_tgid;     /* and its tgid in the initial pid namespace */
 	__u32 flags;          /* SG_SCOPE_EXEC (set by user space) */
 	__u32 nexecs;         /* distinct exec identities registered (sg_execs) */
-	__u32 pad;
+	__u32 nsocks;         /* distinct socket identities registered (sg_socks) */
 };
 
 /* sg_roots (hash): a writable root, by kernel identity. */
@@ -147,9 +148,11 @@ struct sg_root_val {
 };
 
 /*
- * sg_execs (hash, a set: the value is unused): a file the tasks of an
- * exec-restricted scope may execute, by the identity of its inode: the
- * device of its file system (s_dev), its inode number and its generation.
+ * sg_execs and sg_socks (hashes, sets: the value is unused): a file the
+ * tasks of an exec-restricted scope may execute, or a pathname socket
+ * the tasks of a scope may connect or send to, both by the identity of
+ * its inode: the device of its file system (s_dev), its inode number and
+ * its generation.
  * Not by path: a hard link or another path to the same file is the same
  * file; a new file at the same path is not.  Not by struct inode pointer
  * either: an inode evicted and read again is a new struct but the same

@@ -496,22 +496,17 @@ static int load_captured(const struct sg_bpf *b, int verfd, struct sg_bpf_info *
 }
 
 /*
- * Are the exec hook and its registration hook attached in MODE?  Read
- * from the published pins, the same way after a load and on reuse: the
- * links there are the programs that run.
+ * Is the program for HOOK attached in MODE?  Read from the published
+ * pins, the same way after a load and on reuse: the links there are the
+ * programs that run.
  */
-static bool exec_attached(int verfd, enum sg_bpf_mode mode)
+static bool prog_attached(int verfd, enum sg_bpf_mode mode, const char *hook)
 {
-	static const char *const progs[] = { SG_PROG_EXEC, SG_PROG_EXEC_REG };
 	const char *prefix = mode == SG_BPF_LSM ? "lsm_" : "fmod_";
 	char path[128];
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s%s", sgb_mode_dir(mode), prefix, progs[i]);
-		if (faccessat(verfd, path, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-			return false;
-	}
-	return true;
+	snprintf(path, sizeof(path), "%s/%s%s", sgb_mode_dir(mode), prefix, hook);
+	return faccessat(verfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 int sg_bpf_open(enum sg_bpf_mode mode, struct sg_bpf **out, struct sg_bpf_info *info)
@@ -588,7 +583,9 @@ int sg_bpf_open_flags(enum sg_bpf_mode mode, unsigned flags, struct sg_bpf **out
 	r = sgb_open_maps(b, info->why, sizeof(info->why));
 	if (r < 0)
 		return r;
-	b->has_exec = exec_attached(verfd, mode);
+	/* The exec restriction needs its hook and the registration hook. */
+	b->has_reg = prog_attached(verfd, mode, SG_PROG_EXEC_REG);
+	b->has_exec = b->has_reg && prog_attached(verfd, mode, SG_PROG_EXEC);
 	info->open_ms = now_ms() - t0;
 	*out = steal_pointer(&b);
 	return 0;

@@ -9,6 +9,7 @@
  *     sg_bpf_open(mode)          reuse this build's pins, or load, attach, pin
  *     sg_bpf_add_scope(roots)    a scope: its policy, ring buffer and roots
  *     sg_bpf_scope_exec_allow()  a ruling step: what its tasks may execute
+ *     sg_bpf_scope_sockets_allow()  the sockets outside its roots it may reach
  *     fork; the child waits on a pipe
  *     sg_bpf_confine_pid(pidfd)  mark the child: it and all it forks are confined
  *     release the child; it execs the step
@@ -73,6 +74,7 @@ struct sg_bpf_counts {
 	uint32_t nroots;  /* roots registered */
 	uint32_t mode;    /* SG_BPF_ENFORCE or SG_BPF_AUDIT */
 	uint32_t nexecs;  /* distinct exec files registered (sg_bpf_scope_exec_allow) */
+	uint32_t nsocks;  /* distinct sockets registered (sg_bpf_scope_sockets_allow) */
 	bool exec_restricted; /* its tasks execute only those */
 };
 
@@ -166,6 +168,34 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
  * remove it.
  */
 int sg_bpf_scope_exec_allow(struct sg_bpf *b, uint32_t scope, const int *exec_fds, size_t n);
+
+/*
+ * Let the tasks of SCOPE connect and send to the pathname UNIX sockets
+ * FDS (O_PATH descriptors of socket files, N of them) although they lie
+ * outside its writable roots.  Without this, a scope reaches only the
+ * pathname sockets beneath its roots: a connect(2) to a stream or
+ * seqpacket socket, or a connect or send to a datagram socket, whose
+ * file lies elsewhere is refused -EACCES and reported as an event with
+ * op SG_OP_CONNECT and the socket's path (audit mode: let through and
+ * reported as audited).  Abstract and unnamed sockets are not judged.
+ * Call once, after sg_bpf_add_scope() and before any task is marked
+ * with the scope, as sg_bpf_scope_exec_allow().
+ *
+ * The sockets are registered by the identity of their inode, as exec
+ * files are (the descriptors may be closed afterwards): a socket file
+ * removed and bound again at the same path is a new socket and is
+ * refused until the next step.
+ *
+ * -EOPNOTSUPP when the registration hook (file_fcntl) is not attached,
+ * -EINVAL when a descriptor is not a socket file, -ENOENT when SCOPE is
+ * not this handle's, -EBUSY when a task was already marked with it,
+ * -EEXIST when it was called already for SCOPE.  -ENOSPC when the
+ * sockets map (4096 entries, all scopes) is full: the step must not
+ * start; a full map never lets a connect through, since the hooks only
+ * look up.  On any failure the scope may be left with part of the list
+ * (it refuses more, never less).
+ */
+int sg_bpf_scope_sockets_allow(struct sg_bpf *b, uint32_t scope, const int *fds, size_t n);
 
 /*
  * Mark the process PIDFD (not yet exec'ed, waiting for the go) as confined

@@ -24,7 +24,7 @@
 #define SG_MAX_SCOPES 16
 
 /* The pinned maps user space opens, indexes of sg_bpf.maps (names: pins.c). */
-enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M_EXECS, M__N };
+enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M_EXECS, M_SOCKS, M__N };
 
 /*
  * The programs exec restriction needs, by pin name without the mode's
@@ -39,11 +39,13 @@ struct sg_bpf {
 	char dir[128];  /* the version directory */
 	int maps[M__N];
 	bool has_exec;  /* SG_PROG_EXEC and SG_PROG_EXEC_REG are attached */
+	bool has_reg;   /* SG_PROG_EXEC_REG is: allowed sockets can be registered */
 	struct ring_buffer *rb;
 	struct {
 		uint32_t id;
 		int ring_fd;
 		bool confined; /* a task was marked with it: too late to restrict exec */
+		bool socks;    /* its allowed sockets were registered (once) */
 	} scopes[SG_MAX_SCOPES];
 	size_t n_scopes;
 	sg_bpf_event_fn fn; /* set by sg_bpf_poll() for ring_sample() */

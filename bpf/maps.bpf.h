@@ -46,6 +46,8 @@
 #define FS_IOC_FSSETXATTR 0x401c5820   /* _IOW('X', 32, struct fsxattr) */
 #define BPF_LOCAL_STORAGE_GET_F_CREATE 1
 #define F_GETFD 1
+#define PROC_SUPER_MAGIC 0x9fa0
+#define PTRACE_MODE_NOAUDIT 0x04
 
 /*
  * How many steps a walk may take (one per directory level or mount
@@ -161,7 +163,7 @@ struct {
 /*
  * The files each exec-restricted scope may execute, by identity (struct
  * sg_exec_key in events.h).  Written only by registration
- * (sg_register_exec()), never by the exec hook, which only looks up: a
+ * (sg_register_ident()), never by the exec hook, which only looks up: a
  * full map makes registration fail (-ENOSPC), so the step never starts;
  * it can never make an exec go through.
  */
@@ -172,6 +174,23 @@ struct {
 	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sg_execs SEC(".maps");
+
+/*
+ * The pathname UNIX sockets each scope may reach although they lie
+ * outside its roots (a build cache's or a docker daemon's socket the
+ * policy names), by the identity an exec file has (sg_exec_id()).
+ * Written only by registration (sg_register_ident(), kind SG_REG_SOCKS),
+ * looked up by the connect and send hooks: a full map makes
+ * registration fail (-ENOSPC), so the step never starts; it can never
+ * make a connect go through.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct sg_exec_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sg_socks SEC(".maps");
 
 /*
  * One ring buffer per scope: a BPF ring buffer has one consumer, and

@@ -34,7 +34,7 @@ static int pidfd_self(void)
 
 /*
  * Delete every entry of SCOPE from MAP, whose keys (KEY_SIZE bytes) start
- * with the scope id: sg_roots and sg_execs.
+ * with the scope id: sg_roots, sg_execs and sg_socks.
  */
 static int remove_keyed(int map, size_t key_size, uint32_t scope)
 {
@@ -98,6 +98,10 @@ static int drop_scope(struct sg_bpf *b, uint32_t scope)
 		 * refused every exec, so no exec can meet half a list either.
 		 */
 		rr = remove_keyed(b->maps[M_EXECS], sizeof(struct sg_exec_key), scope);
+		if (rr < 0 && r == 0)
+			r = rr;
+		/* Likewise: a task whose policy is gone reaches no socket. */
+		rr = remove_keyed(b->maps[M_SOCKS], sizeof(struct sg_exec_key), scope);
 		if (rr < 0 && r == 0)
 			r = rr;
 	}
@@ -229,7 +233,8 @@ static int registration_call(uint32_t kind, int fd)
 /*
  * Register each of FDS for SCOPE through the filter's own hook: roots
  * (SG_REG_ROOTS) through path_chown (see sg_register()), exec files
- * (SG_REG_EXECS) through file_fcntl (see sg_register_exec()).
+ * (SG_REG_EXECS) and allowed sockets (SG_REG_SOCKS) through file_fcntl
+ * (see sg_register_ident()).
  */
 static int register_objects(struct sg_bpf *b, uint32_t scope, uint32_t kind, const int *fds,
 			    size_t n, size_t *failed)
@@ -353,6 +358,7 @@ int sg_bpf_add_scope(struct sg_bpf *b, const int *root_fds, size_t n, uint32_t m
 	b->scopes[b->n_scopes].id = id;
 	b->scopes[b->n_scopes].ring_fd = steal_fd(&ring_fd);
 	b->scopes[b->n_scopes].confined = false;
+	b->scopes[b->n_scopes].socks = false;
 	b->n_scopes++;
 	*scope = id;
 	return 0;
@@ -413,6 +419,41 @@ int sg_bpf_scope_exec_allow(struct sg_bpf *b, uint32_t scope, const int *exec_fd
 	return register_objects(b, scope, SG_REG_EXECS, exec_fds, n, NULL);
 }
 
+int sg_bpf_scope_sockets_allow(struct sg_bpf *b, uint32_t scope, const int *fds, size_t n)
+{
+	int slot = scope_slot(b, scope);
+
+	if (slot < 0)
+		return slot;
+	if (!b->has_reg)
+		return -EOPNOTSUPP;
+	/*
+	 * A task marked already may have been refused a socket the list
+	 * would allow, and the list is part of what the step was started
+	 * with: fixed before it starts, as the exec list is.
+	 */
+	if (b->scopes[slot].confined)
+		return -EBUSY;
+	if (b->scopes[slot].socks)
+		return -EEXIST;
+	if (n && !fds)
+		return -EINVAL;
+	/*
+	 * Sockets only: registering a directory or a regular file would
+	 * name nothing a connect ever reaches, and is a caller's mistake.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (fstat(fds[i], &st) < 0)
+			return -errno;
+		if (!S_ISSOCK(st.st_mode))
+			return -EINVAL;
+	}
+	b->scopes[slot].socks = true;
+	return register_objects(b, scope, SG_REG_SOCKS, fds, n, NULL);
+}
+
 int sg_bpf_confine_pid(struct sg_bpf *b, int pidfd, uint32_t scope)
 {
 	struct sg_mark mark = { .scope = scope };
@@ -447,6 +488,7 @@ int sg_bpf_scope_counts(struct sg_bpf *b, uint32_t scope, struct sg_bpf_counts *
 	out->nroots = s.nroots;
 	out->mode = s.mode;
 	out->nexecs = s.nexecs;
+	out->nsocks = s.nsocks;
 	out->exec_restricted = (s.flags & SG_SCOPE_EXEC) != 0;
 	return 0;
 }

@@ -36,7 +36,7 @@
  * at start (sg_register()), and a decision walks the ancestry of the
  * object (or of its parent directory) up to a root.  In a ruling step
  * (exec-restricted scope), the files it may execute are inode identities
- * taken the same way (sg_register_exec()), and bprm_check compares the
+ * taken the same way (sg_register_ident()), and bprm_check compares the
  * file being executed with them.  Paths in events are rebuilt for people
  * afterwards and play no part in any decision.
  *
@@ -44,8 +44,11 @@
  *   - a walk that runs out of steps refuses (SG_WALK_MAX);
  *   - a task whose scope has no policy refuses every write;
  *   - a child whose mark cannot be stored is not allowed to exist;
- *   - a full roots or exec map makes registration fail, so the step
- *     never starts;
+ *   - a full roots, exec or sockets map makes registration fail, so the
+ *     step never starts;
+ *   - another process's /proc files are refused when its task's mark
+ *     cannot be found (sg_scope_of()), and a scope whose policy is gone
+ *     reaches no pathname socket outside and no other process;
  *   - in an exec-restricted scope, a file not registered is not executed,
  *     and a task whose restricted scope is gone executes nothing;
  *   - on 6.1, where a task-storage lookup can fail when the per-CPU
@@ -54,7 +57,9 @@
  *
  * Files: maps.bpf.h (constants, knobs, maps), decide.bpf.h (the task's
  * mark, the identity walk, root registration), report.bpf.h (paths and
- * events), and here the hooks, in the order of the design's list.
+ * events), reach.bpf.h (other processes' /proc files, UNIX sockets,
+ * received descriptors), guards.bpf.h (the guards), and here the other
+ * hooks, in the order of the design's list.
  */
 #include "vmlinux.h"
 
@@ -168,27 +173,38 @@ static __always_inline bool sg_open_writes(struct file *file)
 	       (BPF_CORE_READ(file, f_mode) & FMODE_WRITE);
 }
 
+/* Another process's /proc files, UNIX sockets, received descriptors. */
+#include "bpf/reach.bpf.h"
+
+/*
+ * Two decisions: a write open (the write path, as for every file), then,
+ * for any open, another process's /proc file (sg_proc_open()).  The
+ * write path goes first so that what it refuses is reported as it always
+ * was (op open, outside the roots).
+ */
 static __always_inline int do_file_open(bool fmod, struct file *file)
 {
 	struct sg_cur c;
 	struct sg_objs o = {};
+	int r;
 
 	if (!sg_current(&c))
 		return 0;
-	if (!sg_open_writes(file))
-		return 0;
 	/*
-	 * This open created the file: path_mknod judged that creation, in
-	 * the same directory, a moment ago.  Judging again would only
-	 * report an audited create twice.
+	 * FMODE_CREATED: this open created the file: path_mknod judged
+	 * that creation, in the same directory, a moment ago.  Judging
+	 * again would only report an audited create twice.
 	 */
-	if (BPF_CORE_READ(file, f_mode) & FMODE_CREATED)
-		return 0;
-	o.mnt1 = o.pmnt1 = (__u64)BPF_CORE_READ(file, f_path.mnt);
-	o.dentry1 = o.pdent1 = (__u64)BPF_CORE_READ(file, f_path.dentry);
-	if (fmod)
-		o.dpath = &file->f_path;
-	return sg_decide(&c, SG_OP_OPEN, BPF_CORE_READ(file, f_flags), &o);
+	if (sg_open_writes(file) && !(BPF_CORE_READ(file, f_mode) & FMODE_CREATED)) {
+		o.mnt1 = o.pmnt1 = (__u64)BPF_CORE_READ(file, f_path.mnt);
+		o.dentry1 = o.pdent1 = (__u64)BPF_CORE_READ(file, f_path.dentry);
+		if (fmod)
+			o.dpath = &file->f_path;
+		r = sg_decide(&c, SG_OP_OPEN, BPF_CORE_READ(file, f_flags), &o);
+		if (r)
+			return r;
+	}
+	return sg_proc_open(&c, fmod, file);
 }
 SG_HOOK(file_open, (struct file *file), (file))
 
@@ -379,9 +395,9 @@ SG_HOOK(path_chown, (const struct path *path, __u32 uid, __u32 gid), (path, uid,
 
 /*
  * fcntl decides nothing for a confined task (no fcntl writes a file's
- * contents or metadata): it is the hook exec files are registered
- * through (sg_register_exec() says why not path_chown).  The command and
- * its argument are tested before anything else: this hook sees every
+ * contents or metadata): it is the hook exec files and allowed sockets
+ * are registered through (sg_register_ident() says why not path_chown).
+ * The command and its argument are tested before anything else: this hook sees every
  * fcntl of the machine, and only F_GETFD with stepguard's own argument
  * costs more than two compares.
  */
@@ -390,7 +406,7 @@ static __always_inline int do_file_fcntl(bool fmod, struct file *file, unsigned 
 {
 	if (cmd != F_GETFD || arg != SG_REG_EXEC_MAGIC)
 		return 0;
-	return sg_register_exec(file);
+	return sg_register_ident(file);
 }
 SG_HOOK(file_fcntl, (struct file *file, unsigned int cmd, unsigned long arg), (file, cmd, arg))
 

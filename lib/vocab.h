@@ -54,6 +54,12 @@ enum sg_sched_what {
 	SG_SCHED_RLIMIT,        /* prlimit64 setting another process's limit */
 };
 
+/* What SG_OP_CONNECT tried: its arg. */
+enum sg_connect_how {
+	SG_CONNECT_STREAM = 1,  /* connect(2) to a stream or seqpacket listener */
+	SG_CONNECT_DGRAM,       /* connect(2) or sendmsg(2) to a datagram socket */
+};
+
 enum sg_decision {
 	SG_DECISION_DENIED = 1,  /* the task got -error */
 	SG_DECISION_AUDITED = 2, /* audit mode: it would have been refused, and was let through */

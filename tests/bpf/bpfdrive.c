@@ -16,6 +16,8 @@
  *       knows them by identity, not through an open descriptor.  The
  *       child says "bpfdrive: exec CMD" before its exec, and when the
  *       exec is refused, the errno it got (then it exits 127).
+ *       --socket FILE: the scope may also reach the pathname socket FILE
+ *       (sg_bpf_scope_sockets_allow(), with the FILEs given, once).
  *   bpfdrive --mode M --probe        sg_bpf_probe(): exit 0, or 3 with the reason
  *   bpfdrive --mode M --prog-ids     the pinned programs of mode M: ids, verified
  *                                    instructions, recursion misses
@@ -28,6 +30,23 @@
  *                                    metadata_csum): the exec tests make two files
  *                                    alike in all but their device, or a file that
  *                                    differs from its old self only there
+ *   bpfdrive --try WHAT ARG...       one attempt to reach another process, run in a
+ *                                    step or (the control) without one; prints
+ *                                    "try WHAT ARG: ok" (exit 0) or "try WHAT ARG:
+ *                                    refused: ERROR (errno N)" (exit 1):
+ *       nice PID N | ioprio PID | affinity PID | scheduler PID | prlimit PID
+ *           setpriority, ioprio_set (best effort, 7), sched_setaffinity (CPU 0),
+ *           sched_setscheduler (SCHED_BATCH), prlimit (RLIMIT_NOFILE soft 100)
+ *       open PATH          open it read-only and read a byte
+ *       connect PATH       a stream connect (@NAME: abstract)
+ *       send PATH          a datagram sent to it
+ *       recv-fd PATH       connect, receive a descriptor (SCM_RIGHTS), write
+ *                          "received" to it
+ *   bpfdrive --serve KIND PATH SECONDS
+ *       bind PATH (@NAME: abstract) and serve for SECONDS: KIND stream
+ *       (accept), dgram (receive), or fd:FILE (accept, then hand each caller
+ *       FILE opened O_WRONLY|O_APPEND, by SCM_RIGHTS); prints "serve: ready"
+ *       once bound, then one line per caller
  *
  * --no-read      read no event until CMD has exited: the ring fills, and the
  *                counters must account for every refusal (events + lost)
@@ -60,9 +79,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -71,6 +95,7 @@
 
 #define MAX_ROOTS 32
 #define MAX_EXECS 32
+#define MAX_SOCKS 8
 
 static void put_escaped(FILE *f, const char *s, size_t len)
 {
@@ -126,7 +151,8 @@ static int usage(void)
 			"       bpfdrive --max-prog-id\n"
 			"       bpfdrive --unload [--force] [--pins NAME]\n"
 			"       bpfdrive --generation FILE | --set-generation N FILE\n"
-			"       (with --root: [--exec FILE]... [--exec-none])\n");
+			"       bpfdrive --try WHAT ARG... | --serve KIND PATH SECONDS\n"
+			"       (with --root: [--exec FILE]... [--exec-none] [--socket FILE]...)\n");
 	return 2;
 }
 
@@ -176,6 +202,227 @@ static int flood(long n, const char *path)
 	}
 	printf("flood: %ld tried, %ld refused, %ld landed, %ld other\n", n, refused, landed, other);
 	return landed ? 1 : 0;
+}
+
+/* A UNIX address for PATH; @NAME is the abstract NAME. */
+static socklen_t unix_addr(struct sockaddr_un *sa, const char *path)
+{
+	size_t len = strlen(path);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (len >= sizeof(sa->sun_path))
+		len = sizeof(sa->sun_path) - 1;
+	memcpy(sa->sun_path, path, len);
+	if (path[0] == '@')
+		sa->sun_path[0] = '\0'; /* abstract: the length counts, no NUL */
+	else
+		len++;
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+}
+
+/* Connect a stream socket to PATH: the descriptor, or -errno. */
+static int connect_stream(const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = unix_addr(&sa, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, len) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * Receive one descriptor on FD and write "received" to it: 0, or -errno
+ * (-EACCES when the kernel dropped the descriptor: MSG_CTRUNC, the only
+ * thing recvmsg says when a file_receive hook refused it).
+ */
+static int recv_fd(int fd)
+{
+	char data[16], ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+			      .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm;
+	int got = -1, r = 0;
+
+	if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+			memcpy(&got, CMSG_DATA(cm), sizeof(got));
+	if (got < 0)
+		return (msg.msg_flags & MSG_CTRUNC) ? -EACCES : -ENOMSG;
+	if (write(got, "received\n", 9) != 9)
+		r = -errno;
+	close(got);
+	return r;
+}
+
+/* One attempt to reach another process (see the head of this file). */
+static int try_one(int argc, char **argv)
+{
+	const char *what, *arg;
+	long pid;
+	int r = 0;
+
+	if (argc < 2)
+		return usage();
+	what = argv[0];
+	arg = argv[1];
+	pid = strtol(arg, NULL, 10);
+	if (strcmp(what, "nice") == 0) {
+		if (argc < 3)
+			return usage();
+		r = setpriority(PRIO_PROCESS, (id_t)pid, (int)strtol(argv[2], NULL, 10));
+	} else if (strcmp(what, "ioprio") == 0) {
+		/* IOPRIO_WHO_PROCESS, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7) */
+		r = (int)syscall(SYS_ioprio_set, 1, (int)pid, (2 << 13) | 7);
+	} else if (strcmp(what, "affinity") == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		r = sched_setaffinity((pid_t)pid, sizeof(set), &set);
+	} else if (strcmp(what, "scheduler") == 0) {
+		struct sched_param sp = { .sched_priority = 0 };
+
+		r = sched_setscheduler((pid_t)pid, SCHED_BATCH, &sp);
+	} else if (strcmp(what, "prlimit") == 0) {
+		struct rlimit old, lim;
+
+		r = prlimit((pid_t)pid, RLIMIT_NOFILE, NULL, &old);
+		if (r == 0) {
+			lim.rlim_cur = 100;
+			lim.rlim_max = old.rlim_max;
+			r = prlimit((pid_t)pid, RLIMIT_NOFILE, &lim, NULL);
+		}
+	} else if (strcmp(what, "open") == 0) {
+		int fd = open(arg, O_RDONLY | O_CLOEXEC);
+		char c;
+
+		r = fd < 0 ? -1 : 0;
+		if (fd >= 0) {
+			if (read(fd, &c, 1) < 0 && errno != EISDIR)
+				r = -1;
+			close(fd);
+		}
+	} else if (strcmp(what, "connect") == 0) {
+		int fd = connect_stream(arg);
+
+		if (fd < 0) {
+			errno = -fd;
+			r = -1;
+		} else {
+			close(fd);
+		}
+	} else if (strcmp(what, "send") == 0) {
+		struct sockaddr_un sa;
+		socklen_t len = unix_addr(&sa, arg);
+		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		r = fd < 0 || sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, len) < 0 ? -1 : 0;
+		if (fd >= 0)
+			close(fd);
+	} else if (strcmp(what, "recv-fd") == 0) {
+		int fd = connect_stream(arg);
+
+		r = fd < 0 ? fd : recv_fd(fd);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0) {
+			errno = -r;
+			r = -1;
+		}
+	} else {
+		return usage();
+	}
+	if (r < 0) {
+		int e = errno;
+
+		printf("try %s %s: refused: %s (errno %d)\n", what, arg, strerror(e), e);
+		return 1;
+	}
+	printf("try %s %s: ok\n", what, arg);
+	return 0;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Serve PATH for SECS seconds (see the head of this file). */
+static int serve(const char *kind, const char *path, double secs)
+{
+	bool dgram = strcmp(kind, "dgram") == 0;
+	const char *file = strncmp(kind, "fd:", 3) == 0 ? kind + 3 : NULL;
+	struct sockaddr_un sa;
+	socklen_t len = unix_addr(&sa, path);
+	double end = seconds() + secs;
+	int fd;
+
+	if (!dgram && !file && strcmp(kind, "stream") != 0)
+		return usage();
+	fd = socket(AF_UNIX, (dgram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	if (path[0] != '@')
+		unlink(path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, len) < 0 || (!dgram && listen(fd, 8) < 0)) {
+		fprintf(stderr, "bpfdrive: serve %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	printf("serve: ready %s\n", path);
+	fflush(stdout);
+	while (seconds() < end) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		char buf[16];
+		int c;
+
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		if (dgram) {
+			if (recv(fd, buf, sizeof(buf), 0) > 0)
+				printf("serve: received a datagram\n");
+		} else if ((c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+			if (file) {
+				char ctl[CMSG_SPACE(sizeof(int))] = { 0 };
+				struct iovec iov = { .iov_base = "f", .iov_len = 1 };
+				struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+						      .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+				struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+				int w = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+				cm->cmsg_level = SOL_SOCKET;
+				cm->cmsg_type = SCM_RIGHTS;
+				cm->cmsg_len = CMSG_LEN(sizeof(int));
+				memcpy(CMSG_DATA(cm), &w, sizeof(w));
+				if (w < 0 || sendmsg(c, &msg, 0) < 0)
+					fprintf(stderr, "bpfdrive: serve: handing %s: %s\n", file,
+						strerror(errno));
+				else
+					printf("serve: handed %s\n", file);
+				if (w >= 0)
+					close(w);
+			} else {
+				printf("serve: accepted\n");
+			}
+			close(c);
+		}
+		fflush(stdout);
+	}
+	close(fd);
+	if (path[0] != '@')
+		unlink(path);
+	return 0;
 }
 
 static int max_prog_id(void)
@@ -297,12 +544,16 @@ int main(int argc, char **argv)
 		{ "exec-none", no_argument, NULL, 'X' },
 		{ "generation", required_argument, NULL, 'g' },
 		{ "set-generation", required_argument, NULL, 'G' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "try", no_argument, NULL, 'T' },
+		{ "serve", required_argument, NULL, 'S' },
 		{ 0 },
 	};
 	enum sg_bpf_mode mode = 0;
-	const char *roots[MAX_ROOTS], *execs[MAX_EXECS], *pins = NULL;
+	const char *roots[MAX_ROOTS], *execs[MAX_EXECS], *socks[MAX_SOCKS], *pins = NULL;
 	int fds[MAX_ROOTS], n_roots = 0, audit = 0, keep = 0, probe = 0, ids = 0, unload = 0,
-			    force = 0, no_read = 0, c, r, wstatus = 0, n_execs = 0, restrict_exec = 0;
+			    force = 0, no_read = 0, c, r, wstatus = 0, n_execs = 0, restrict_exec = 0,
+			    n_socks = 0;
 	unsigned open_flags = 0;
 	struct sg_bpf_info info;
 	struct sg_bpf_counts counts = { 0 };
@@ -374,6 +625,17 @@ int main(int argc, char **argv)
 		case 'X':
 			restrict_exec = 1;
 			break;
+		case 's':
+			if (n_socks == MAX_SOCKS)
+				return usage();
+			socks[n_socks++] = optarg;
+			break;
+		case 'T':
+			return try_one(argc - optind, argv + optind);
+		case 'S':
+			if (optind + 1 >= argc)
+				return usage();
+			return serve(optarg, argv[optind], strtod(argv[optind + 1], NULL));
 		case 'g':
 			return generation(NULL, optarg);
 		case 'G':
@@ -503,6 +765,35 @@ int main(int argc, char **argv)
 		printf("bpfdrive: scope %" PRIu32 " exec-restricted: %d files, %" PRIu32
 		       " identities\n",
 		       scope, n_execs, counts.nexecs);
+	}
+	if (n_socks) {
+		int sfds[MAX_SOCKS];
+
+		for (int i = 0; i < n_socks; i++) {
+			sfds[i] = open(socks[i], O_PATH | O_CLOEXEC);
+			if (sfds[i] < 0) {
+				fprintf(stderr, "bpfdrive: %s: %s\n", socks[i], strerror(errno));
+				while (i--)
+					close(sfds[i]);
+				sg_bpf_remove_scope(b, scope);
+				sg_bpf_close(b);
+				return 4;
+			}
+		}
+		r = sg_bpf_scope_sockets_allow(b, scope, sfds, (size_t)n_socks);
+		/* Known by identity from here on, as exec files are. */
+		for (int i = 0; i < n_socks; i++)
+			close(sfds[i]);
+		if (r < 0) {
+			printf("bpfdrive: sockets allow: %s\n", strerror(-r));
+			sg_bpf_remove_scope(b, scope);
+			sg_bpf_close(b);
+			return 4;
+		}
+		(void)sg_bpf_scope_counts(b, scope, &counts);
+		printf("bpfdrive: scope %" PRIu32 " sockets allowed: %d files, %" PRIu32
+		       " identities\n",
+		       scope, n_socks, counts.nsocks);
 	}
 	fflush(stdout);
 

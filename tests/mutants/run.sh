@@ -11,7 +11,8 @@
 # kills each mutant for whom).
 #
 # VM-only mutants (the eBPF filter's: this kind of host refuses BPF LSM
-# and fmod_ret programs) are killed by rows of tests/vm/t/25-exec.sh.
+# and fmod_ret programs) are killed by rows of tests/vm/t/25-exec.sh or
+# 20-bpf.sh (vm_file says which).
 # They run only with SG_MUTANTS_VM=1 (root, QEMU, a cached kernel): each
 # builds bpfdrive with the mutant and boots one kernel (the first cached,
 # or SG_MUTANTS_VM_KERNEL) with bpf in lsm=, running that file alone, in
@@ -80,8 +81,8 @@ declare -A killer=(
 	[89-sendto-not-notified]=test_supervisor
 )
 
-# The VM rows that kill each VM-only mutant (result names in
-# tests/vm/t/25-exec.sh, a grep -E pattern; the mode is lsm or fmod).
+# The VM rows that kill each VM-only mutant (result names in the test
+# file, a grep -E pattern; the mode is lsm or fmod).
 declare -A vm_killer=(
 	[09-exec-allows-unregistered]='exec-(lsm|fmod)-copy'
 	[10-exec-restriction-not-marked]='exec-(lsm|fmod)-copy'
@@ -89,6 +90,17 @@ declare -A vm_killer=(
 	[12-exec-restriction-read-from-policy]='exec-(lsm|fmod)-daemon-restricted'
 	[13-exec-identity-ignores-device]='exec-(lsm|fmod)-device'
 	[14-exec-identity-ignores-generation]='exec-(lsm|fmod)-generation'
+	[70-sched-guard-lets-others-through]='bpf-(lsm|fmod)-sched'
+	[71-proc-any-entry-public]='bpf-(lsm|fmod)-proc'
+	[72-connect-any-socket-allowed]='bpf-(lsm|fmod)-connect(-unlisted)?'
+	[73-receive-judges-read-only]='bpf-(lsm|fmod)-receive'
+)
+# The test file (tests/vm/t/NAME.sh) whose rows those are: 25-exec unless named.
+declare -A vm_file=(
+	[70-sched-guard-lets-others-through]=20-bpf
+	[71-proc-any-entry-public]=20-bpf
+	[72-connect-any-socket-allowed]=20-bpf
+	[73-receive-judges-read-only]=20-bpf
 )
 
 if [ $# -gt 0 ]; then
@@ -127,10 +139,11 @@ run() {
 	(cd "$scratch" && STEPGUARD_SOURCE_DIR="$scratch" "build/tests/$1") >"$scratch/test.log" 2>&1
 }
 
-# vm_run: build bpfdrive in the scratch tree and boot it with 25-exec.sh
-# alone; 0 if the boot ran (whatever its rows said), the rows in vm.log.
+# vm_run FILE: build bpfdrive in the scratch tree and boot it with
+# tests/vm/t/FILE.sh alone; 0 if the boot ran (whatever its rows said),
+# the rows in vm.log.
 vm_run() {
-	local k=${SG_MUTANTS_VM_KERNEL:-}
+	local k=${SG_MUTANTS_VM_KERNEL:-} file=$1
 	(cd "$scratch" && make -s -j2 build/tests/bpfdrive >"$scratch/make.log" 2>&1) || {
 		echo "build/tests/bpfdrive did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
 		return 125
@@ -143,7 +156,7 @@ vm_run() {
 	[ -n "$k" ] || k=$(SG_VM_CACHE="$scratch/vmcache" "$scratch/tests/vm/fetch-kernels.sh" --offline | head -n 1)
 	[ -n "$k" ] || { echo "no cached kernel (run tests/vm/fetch-kernels.sh)"; return 125; }
 	(cd "$scratch" && SG_VM_CACHE="$scratch/vmcache" SG_VM_OFFLINE=1 SG_VM_JOBS=1 \
-		SG_VM_APPEND=sg.tests=25-exec BUILD=build \
+		SG_VM_APPEND=sg.tests=$file BUILD=build \
 		bash tests/vm/run.sh --kernel "$k" --config bpf \
 		"$scratch/build/tests/bpfdrive:/usr/local/bin/bpfdrive") >"$scratch/vm.log" 2>&1
 	grep -q '^vm: [0-9]* passed' "$scratch/vm.log" || { tail -20 "$scratch/vm.log"; return 125; }
@@ -151,40 +164,41 @@ vm_run() {
 
 status=0
 declare -A baseline=()
-vm_baseline=
+declare -A vm_baseline=()
 for p in "${patches[@]}"; do
 	p=$(realpath "$p")
 	name=$(basename "$p" .patch)
 	row=${vm_killer[$name]:-}
 	if [ -n "$row" ]; then
+		vf=${vm_file[$name]:-25-exec}
 		if [ "${SG_MUTANTS_VM:-0}" != 1 ]; then
-			echo "$name: VM-only, not run (killed by tests/vm/t/25-exec.sh $row; SG_MUTANTS_VM=1 runs it)"
+			echo "$name: VM-only, not run (killed by tests/vm/t/$vf.sh $row; SG_MUTANTS_VM=1 runs it)"
 			continue
 		fi
-		if [ -z "$vm_baseline" ]; then
+		if [ -z "${vm_baseline[$vf]:-}" ]; then
 			# The unmodified code: every row passes.
-			vm_baseline=fail
-			if vm_run && ! grep -q '^VMTEST .* FAIL' "$scratch/vm.log"; then
-				vm_baseline=pass
+			vm_baseline[$vf]=fail
+			if vm_run "$vf" && ! grep -q '^VMTEST .* FAIL' "$scratch/vm.log"; then
+				vm_baseline[$vf]=pass
 			else
-				echo "tests/vm/t/25-exec.sh fails on the unmodified code:"
+				echo "tests/vm/t/$vf.sh fails on the unmodified code:"
 				grep '^VMTEST .* FAIL\|^vm: ' "$scratch/vm.log" | sed 's/^/    /'
 			fi
-			cp "$scratch/vm.log" "$scratch/vm-baseline.log" 2>/dev/null
+			cp "$scratch/vm.log" "$scratch/vm-baseline-$vf.log" 2>/dev/null
 		fi
-		[ "$vm_baseline" = pass ] || { status=1; continue; }
+		[ "${vm_baseline[$vf]}" = pass ] || { status=1; continue; }
 		(cd "$scratch" && patch -s -p1 <"$p") || { echo "$name: does not apply"; status=1; continue; }
-		vm_run
+		vm_run "$vf"
 		r=$?
 		(cd "$scratch" && patch -s -R -p1 <"$p")
 		if [ "$r" -ne 0 ]; then
 			echo "$name: not judged (the build or the boot failed with it applied)"
 			status=1
 		elif grep -Eq "^VMTEST [^ ]*/($row) FAIL" "$scratch/vm.log"; then
-			echo "$name: killed by 25-exec.sh $row"
+			echo "$name: killed by $vf.sh $row"
 			grep -E '^VMTEST .* FAIL' "$scratch/vm.log" | sed 's/^/    /'
 		else
-			echo "$name: SURVIVED 25-exec.sh $row"
+			echo "$name: SURVIVED $vf.sh $row"
 			grep -E "^VMTEST [^ ]*/($row) " "$scratch/vm.log" | sed 's/^/    /'
 			status=1
 		fi

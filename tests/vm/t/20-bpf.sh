@@ -2,7 +2,9 @@
 # launcher: in each attach mode this boot allows, the four P-51 writes are
 # refused and the control lands (judged from outside), every other kind of
 # write is refused outside the roots and allowed inside, the guards hold,
-# a daemon that outlives its step (or a killed driver) stays confined,
+# the step cannot reach outside through other processes (their scheduling
+# and limits, their /proc files, daemons' sockets, descriptors handed in:
+# reach()), a daemon that outlives its step (or a killed driver) stays confined,
 # scopes do not see each other's roots, audit mode lets writes through and
 # says so, and a second run reuses the pinned programs.  Without bpf in
 # lsm=, the lsm mode must be refused by the probe, never attached.
@@ -192,6 +194,7 @@ suite() {
 		skip $t-adversarial "the adversary is not in the image"
 	fi
 	guards "$m" "$ws" "$w"
+	reach "$m" "$ws" "$w"
 	lost "$m" "$ws" "$w"
 	scopes "$m" "$ws" "$w"
 	audit "$m" "$ws" "$w"
@@ -375,14 +378,16 @@ guards() {
 	else
 		fail $t-kill "see the output above"
 	fi
-	# /proc/<driver>/environ asks ptrace_may_access(); so do /fd and /mem.
+	# Reading /proc/<driver>/exe's link asks ptrace_may_access() (so do
+	# /fd and, at open, /environ and /mem: those opens are refused first
+	# by file_open's /proc rule, see reach()).
 	vm_run $t-ptrace drv --root "$w" -- sh -c '
-		cat /proc/$PPID/environ > /dev/null && echo "read the driver environ"
-		cat /proc/$$/environ > /dev/null && echo "read own environ"'
-	if ! grep -q 'read the driver environ' "$VMTEST_STATE/$t-ptrace.out" &&
-		grep -q 'read own environ' "$VMTEST_STATE/$t-ptrace.out" &&
+		readlink /proc/$PPID/exe > /dev/null && echo "read the driver exe link"
+		readlink /proc/$$/exe > /dev/null && echo "read own exe link"'
+	if ! grep -q 'read the driver exe link' "$VMTEST_STATE/$t-ptrace.out" &&
+		grep -q 'read own exe link' "$VMTEST_STATE/$t-ptrace.out" &&
 		has_event $t-ptrace '^EVENT op=ptrace decision=denied '; then
-		pass $t-ptrace "the driver's /proc refused, own allowed"
+		pass $t-ptrace "the driver's /proc/PID/exe link refused, own allowed"
 	else
 		fail $t-ptrace "see the output above"
 	fi
@@ -411,6 +416,221 @@ guards() {
 	else
 		fail $t-reads "see the output above"
 	fi
+}
+
+# --- Other processes (issue 16) ----------------------------------------
+
+# tries NAME WANT: the "try" lines of NAME's output that do not say WANT
+# (ok, or refused with errno N); empty when all do.
+tries() { grep '^try ' "$VMTEST_STATE/$1.out" | grep -v -- "$2\$"; }
+
+# ntries NAME: how many "try" lines NAME's output has
+ntries() { grep -c '^try ' "$VMTEST_STATE/$1.out"; }
+
+# sched_state PID: nice, policy, soft RLIMIT_NOFILE, judged from outside
+sched_state() {
+	echo "$(cut -d' ' -f19,41 "/proc/$1/stat") $(awk '/^Max open files/ { print $4 }' "/proc/$1/limits")"
+}
+
+# The step cannot reach outside itself through other processes: their
+# scheduling and limits, their /proc files, daemons' pathname sockets, and
+# writable descriptors handed in.  Each attack lands unconfined (the
+# control), is refused confined with one event, and its legitimate form
+# works confined.
+reach() {
+	m=$1 ws=$2 w=$3
+	t=bpf-$m
+	sleep 300 & a=$!
+	sleep 300 & v=$!
+	srv=
+
+	# 1. Scheduling and limits.  The control changes A, unconfined.
+	sa=$(sched_state $a)
+	vm_run $t-sched-control sh -c "for op in 'nice $a 5' 'ioprio $a' 'affinity $a' 'scheduler $a' 'prlimit $a'; do bpfdrive --try \$op; done"
+	if [ "$(ntries $t-sched-control)" = 5 ] && [ -z "$(tries $t-sched-control ': ok')" ] &&
+		[ "$(sched_state $a)" = "5 3 100" ]; then
+		pass $t-sched-control "unconfined: all five land ($sa -> $(sched_state $a): nice, policy, NOFILE)"
+	else
+		fail $t-sched-control "unconfined: $(tries $t-sched-control ': ok'); $sa -> $(sched_state $a)"
+	fi
+	sv=$(sched_state $v)
+	vm_run $t-sched drv --root "$w" -- sh -c "
+		for op in 'nice $v 5' 'ioprio $v' 'affinity $v' 'scheduler $v' 'prlimit $v'; do bpfdrive --try \$op; done"
+	missing=
+	for what in 1 2 3 3 4; do
+		arg=$(printf '0x%x%08x' $v $what)
+		[ "$(events $t-sched | grep -c "^EVENT op=sched decision=denied errno=1 .* arg=$arg ")" -ge 1 ] ||
+			missing="$missing $arg"
+	done
+	if [ "$(ntries $t-sched)" != 5 ] || [ -n "$(tries $t-sched 'refused: Operation not permitted (errno 1)')" ]; then
+		fail $t-sched "not all five refused EPERM: $(tries $t-sched 'refused: Operation not permitted (errno 1)')"
+	elif [ "$(sched_state $v)" != "$sv" ]; then
+		fail $t-sched "the target changed: $sv -> $(sched_state $v)"
+	elif [ -n "$missing" ] || [ "$(events $t-sched | wc -l)" != 5 ]; then
+		fail $t-sched "$(events $t-sched | wc -l) events; missing op=sched arg:$missing"
+	else
+		pass $t-sched "confined: nice, ioprio, affinity, scheduler, prlimit of another process refused EPERM, unchanged ($sv), five op=sched events"
+	fi
+	vm_run $t-sched-own drv --root "$w" -- sh -c '
+		sleep 30 & c=$!
+		for op in "nice $c 5" "ioprio $c" "affinity $c" "scheduler $c" "prlimit $c" "nice $$ 1" "prlimit $$"; do bpfdrive --try $op; done
+		kill $c'
+	if [ "$(ntries $t-sched-own)" = 7 ] && [ -z "$(tries $t-sched-own ': ok')" ] && ! events $t-sched-own | grep -q .; then
+		pass $t-sched-own "confined: the same five on its own child, nice and prlimit on itself, all work, no event"
+	else
+		fail $t-sched-own "$(tries $t-sched-own ': ok') $(events $t-sched-own | head -n 2)"
+	fi
+
+	# 2. Another process's /proc files.
+	vm_run $t-proc-control bpfdrive --try open /proc/$v/cmdline
+	if [ "$vm_status" = 0 ]; then
+		pass $t-proc-control "unconfined: /proc/$v/cmdline read"
+	else
+		fail $t-proc-control "unconfined: /proc/$v/cmdline not read"
+	fi
+	refused="cmdline environ maps smaps mem auxv syscall io task/$v/cmdline"
+	vm_run $t-proc drv --root "$w" -- sh -c "
+		for f in $refused; do bpfdrive --try open /proc/$v/\$f; done"
+	missing=
+	for f in $refused; do
+		has_event $t-proc "^EVENT op=proc decision=denied errno=13 .* arg=$(printf '0x%x%08x' $v 0) .*path=/proc/$v/$f\$" ||
+			missing="$missing $f"
+	done
+	if [ "$(ntries $t-proc)" != 9 ] || [ -n "$(tries $t-proc 'refused: Permission denied (errno 13)')" ]; then
+		fail $t-proc "not all refused EACCES: $(tries $t-proc 'refused: Permission denied (errno 13)')"
+	elif [ -n "$missing" ] || [ "$(events $t-proc | wc -l)" != 9 ]; then
+		fail $t-proc "$(events $t-proc | wc -l) events; missing op=proc for:$missing"
+	else
+		pass $t-proc "confined: $refused of another process refused EACCES, nine op=proc events"
+	fi
+	vm_run $t-proc-public drv --root "$w" -- sh -c "
+		for f in '' stat status statm comm task task/$v task/$v/stat task/$v/comm; do bpfdrive --try open /proc/$v/\$f; done
+		ls /proc/$v /proc/$v/task > /dev/null && echo listed"
+	if [ "$(ntries $t-proc-public)" = 9 ] && [ -z "$(tries $t-proc-public ': ok')" ] &&
+		grep -q '^listed' "$VMTEST_STATE/$t-proc-public.out" && ! events $t-proc-public | grep -q .; then
+		pass $t-proc-public "confined: what ps and top read of another process (the directory, stat, status, statm, comm, task/) works, no event"
+	else
+		fail $t-proc-public "$(tries $t-proc-public ': ok') $(events $t-proc-public | head -n 2)"
+	fi
+	vm_run $t-proc-own drv --root "$w" -- sh -c '
+		sleep 30 & c=$!
+		for f in /proc/self/environ /proc/self/maps /proc/$$/cmdline /proc/$$/environ /proc/$c/cmdline /proc/$c/maps; do bpfdrive --try open $f; done
+		kill $c'
+	if [ "$(ntries $t-proc-own)" = 6 ] && [ -z "$(tries $t-proc-own ': ok')" ] && ! events $t-proc-own | grep -q .; then
+		pass $t-proc-own "confined: its own /proc/self/environ and maps, its shell's and child's cmdline, environ, maps work, no event"
+	else
+		fail $t-proc-own "$(tries $t-proc-own ': ok') $(events $t-proc-own | head -n 2)"
+	fi
+
+	# 3. Pathname UNIX sockets: daemons outside the roots, one allowed,
+	# sockets beneath the root, an abstract one.
+	rm -f /run/sg-*-$m.sock
+	for s in "stream /run/sg-out-$m.sock" "dgram /run/sg-outd-$m.sock" \
+		"stream /run/sg-allow-$m.sock" "stream $w/in.sock" "dgram $w/ind.sock" "stream @sg-abs-$m"; do
+		bpfdrive --serve $s 120 > /dev/null 2>&1 &
+		srv="$srv $!"
+	done
+	i=0
+	while [ $i -lt 50 ] && ! { [ -S /run/sg-out-$m.sock ] && [ -S /run/sg-outd-$m.sock ] &&
+		[ -S /run/sg-allow-$m.sock ] && [ -S "$w/in.sock" ] && [ -S "$w/ind.sock" ]; }; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	vm_run $t-connect-control sh -c "bpfdrive --try connect /run/sg-out-$m.sock; bpfdrive --try send /run/sg-outd-$m.sock"
+	if [ "$(ntries $t-connect-control)" = 2 ] && [ -z "$(tries $t-connect-control ': ok')" ]; then
+		pass $t-connect-control "unconfined: a stream connect and a datagram to sockets in /run land"
+	else
+		fail $t-connect-control "$(tries $t-connect-control ': ok')"
+	fi
+	vm_run $t-connect drv --root "$w" --socket /run/sg-allow-$m.sock -- sh -c "
+		bpfdrive --try connect /run/sg-out-$m.sock; bpfdrive --try send /run/sg-outd-$m.sock"
+	if [ "$(ntries $t-connect)" != 2 ] || [ -n "$(tries $t-connect 'refused: Permission denied (errno 13)')" ]; then
+		fail $t-connect "not refused EACCES: $(tries $t-connect 'refused: Permission denied (errno 13)')"
+	elif ! has_event $t-connect "^EVENT op=connect decision=denied errno=13 .* arg=0x1 .*path=/run/sg-out-$m.sock\$" ||
+		! has_event $t-connect "^EVENT op=connect decision=denied errno=13 .* arg=0x2 .*path=/run/sg-outd-$m.sock\$" ||
+		[ "$(events $t-connect | wc -l)" != 2 ]; then
+		fail $t-connect "expected two op=connect events (arg 1 and 2) with the sockets' paths"
+	else
+		pass $t-connect "confined: connect and send to sockets outside the roots refused EACCES, two op=connect events"
+	fi
+	vm_run $t-connect-allowed drv --root "$w" --socket /run/sg-allow-$m.sock -- sh -c "
+		bpfdrive --try connect /run/sg-allow-$m.sock; bpfdrive --try connect $w/in.sock
+		bpfdrive --try send $w/ind.sock; bpfdrive --try connect @sg-abs-$m"
+	if ! grep -q 'sockets allowed: 1 files, 1 identities' "$VMTEST_STATE/$t-connect-allowed.out"; then
+		fail $t-connect-allowed "the allowed socket was not registered"
+	elif [ "$(ntries $t-connect-allowed)" = 4 ] && [ -z "$(tries $t-connect-allowed ': ok')" ] &&
+		! events $t-connect-allowed | grep -q .; then
+		pass $t-connect-allowed "confined: the allowed socket, a stream and a datagram socket beneath the root, an abstract socket: all reached, no event"
+	else
+		fail $t-connect-allowed "$(tries $t-connect-allowed ': ok') $(events $t-connect-allowed | head -n 2)"
+	fi
+	# Without the list, the same socket is outside like any other.
+	vm_run $t-connect-unlisted drv --root "$w" -- bpfdrive --try connect /run/sg-allow-$m.sock
+	if [ "$vm_status" = 1 ] && has_event $t-connect-unlisted "^EVENT op=connect .*path=/run/sg-allow-$m.sock\$"; then
+		pass $t-connect-unlisted "confined without --socket: the same socket refused (event)"
+	else
+		fail $t-connect-unlisted "reached without being listed, or no event"
+	fi
+
+	# 4. Writable descriptors handed in (SCM_RIGHTS) by an unconfined
+	# helper, over a socket beneath the root.
+	: > /tmp/recv-out-$m
+	: > "$w/recv-in"
+	bpfdrive --serve fd:/tmp/recv-out-$m "$w/fd-out.sock" 120 > /dev/null 2>&1 &
+	srv="$srv $!"
+	bpfdrive --serve fd:"$w/recv-in" "$w/fd-in.sock" 120 > /dev/null 2>&1 &
+	srv="$srv $!"
+	i=0
+	while [ $i -lt 50 ] && ! { [ -S "$w/fd-out.sock" ] && [ -S "$w/fd-in.sock" ]; }; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	vm_run $t-receive-control bpfdrive --try recv-fd "$w/fd-out.sock"
+	if [ "$vm_status" = 0 ] && [ "$(cat /tmp/recv-out-$m)" = received ]; then
+		pass $t-receive-control "unconfined: a writable descriptor of /tmp/recv-out-$m received and written"
+	else
+		fail $t-receive-control "unconfined: not received or not written"
+	fi
+	: > /tmp/recv-out-$m
+	vm_run $t-receive drv --root "$w" -- bpfdrive --try recv-fd "$w/fd-out.sock"
+	if [ "$vm_status" != 1 ] || [ -s /tmp/recv-out-$m ]; then
+		fail $t-receive "the descriptor was received (exit $vm_status), or the file written: $(cat /tmp/recv-out-$m)"
+	elif ! has_event $t-receive "^EVENT op=receive decision=denied errno=13 .*path=/tmp/recv-out-$m\$" ||
+		[ "$(events $t-receive | wc -l)" != 1 ]; then
+		fail $t-receive "no single op=receive event with the file's path"
+	else
+		pass $t-receive "confined: a writable descriptor of a file outside refused (no descriptor, MSG_CTRUNC), file untouched, one op=receive event"
+	fi
+	vm_run $t-receive-inside drv --root "$w" -- bpfdrive --try recv-fd "$w/fd-in.sock"
+	if [ "$vm_status" = 0 ] && [ "$(cat "$w/recv-in")" = received ] && ! events $t-receive-inside | grep -q .; then
+		pass $t-receive-inside "confined: a writable descriptor of a file inside the root received and written, no event"
+	else
+		fail $t-receive-inside "exit $vm_status, file: $(cat "$w/recv-in"), $(events $t-receive-inside | head -n 1)"
+	fi
+
+	# Audit mode: each of the four lets the attempt through and says
+	# audited, with the op it would have refused as.
+	: > /tmp/recv-out-$m
+	vm_run $t-reach-audit drv --audit --root "$w" -- sh -c "
+		bpfdrive --try nice $v 1; bpfdrive --try open /proc/$v/cmdline
+		bpfdrive --try connect /run/sg-out-$m.sock; bpfdrive --try recv-fd $w/fd-out.sock"
+	missing=
+	for op in sched proc connect receive; do
+		has_event $t-reach-audit "^EVENT op=$op decision=audited errno=0 " || missing="$missing $op"
+	done
+	if [ "$(ntries $t-reach-audit)" != 4 ] || [ -n "$(tries $t-reach-audit ': ok')" ] ||
+		[ "$(cat /tmp/recv-out-$m)" != received ]; then
+		fail $t-reach-audit "audit mode refused: $(tries $t-reach-audit ': ok')"
+	elif [ -n "$missing" ] || has_event $t-reach-audit 'decision=denied'; then
+		fail $t-reach-audit "no audited event for:$missing, or a denied one"
+	else
+		pass $t-reach-audit "audit mode: nice, /proc cmdline, connect, receive let through, each one audited event"
+	fi
+
+	kill $a $v $srv 2> /dev/null
+	wait $a $v $srv 2> /dev/null
+	rm -f /run/sg-*-$m.sock /tmp/recv-out-$m
+	return 0
 }
 
 # A step that refuses faster than anyone reads: its ring fills, and the
