@@ -21,6 +21,23 @@
 #include "confine/fdpass.h"
 #include "confine/internal.h"
 
+/* [sockets] allow, by descriptor, for the eBPF scope. */
+static int bpf_sockets_allow(struct sg_confine *c)
+{
+	int *fds = calloc(c->sockets->n ? c->sockets->n : 1, sizeof(*fds));
+	size_t n = 0;
+	int r;
+
+	if (!fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->sockets->n; i++)
+		if (c->sockets->v[i].fd >= 0) /* a "?" socket this machine lacks */
+			fds[n++] = c->sockets->v[i].fd;
+	r = n ? sg_bpf_scope_sockets_allow(c->bpf, c->scope, fds, n) : 0;
+	free(fds);
+	return r;
+}
+
 /* The ruling step's files, by descriptor, for the eBPF scope. */
 static int bpf_exec_allow(struct sg_confine *c)
 {
@@ -109,6 +126,23 @@ static int try_bpf(struct sg_confine *c, enum sg_filter which, const struct sg_r
 				 r == -EOPNOTSUPP
 					 ? "no exec hook (bprm_check_security) on this kernel, for the ruling step's exec allow-list"
 					 : strerror(-r));
+			sg_bpf_remove_scope(c->bpf, c->scope);
+			c->have_scope = false;
+			sg_bpf_close(c->bpf);
+			c->bpf = NULL;
+			return r;
+		}
+	}
+	/*
+	 * The sockets outside the roots the step may reach, before any task
+	 * is marked: without them every pathname socket outside is refused
+	 * (the system log included), never the other way round.
+	 */
+	if (c->sockets) {
+		r = bpf_sockets_allow(c);
+		if (r < 0) {
+			snprintf(why, len, "%s: cannot register [sockets] allow: %s", sg_filter_name(which),
+				 strerror(-r));
 			sg_bpf_remove_scope(c->bpf, c->scope);
 			c->have_scope = false;
 			sg_bpf_close(c->bpf);
@@ -450,11 +484,11 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 		if (r < 0)
 			return r;
 		/*
-		 * Other processes' /proc files, pathname sockets, and their
-		 * scheduling and limits: this build's programs do not judge
-		 * them yet (issue 16).
+		 * Other processes' /proc files, pathname sockets, received
+		 * descriptors and other processes' scheduling and limits are
+		 * the programs' own rules (bpf/README.md): their hooks are
+		 * required, so a loaded filter has them all.
 		 */
-		c->gaps |= SG_GAP_PROC | SG_GAP_UNIX | SG_GAP_SCHED;
 		return make_seccomp(c, p, SG_SECCOMP_PLAIN, &sup, err);
 	}
 
