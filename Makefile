@@ -49,7 +49,19 @@ CPPFLAGS += -I. -D_GNU_SOURCE -DSTEPGUARD_VERSION='"$(VERSION)"' \
 # them shared, as a distribution may prefer.
 STATIC_LIBS ?= 1
 ifeq ($(STATIC_LIBS),1)
+# Debian 13's libelf.a calls elfutils' internal eu_search_tree_*, which
+# no package ships as a static library: where a program that opens an
+# ELF file does not link against the static libelf, libelf (and the
+# compression libraries it brings) is linked shared, the rest static.
+STATIC_ELF := $(shell printf '\043include <libelf.h>\nint main(void) { return elf_end(elf_begin(0, ELF_C_NULL, 0)); }\n' | \
+	$(CC) -x c - -o /dev/null -Wl,-Bstatic $$($(PKG_CONFIG) --static --libs libelf) -Wl,-Bdynamic \
+	2>/dev/null && echo 1)
+ifeq ($(STATIC_ELF),1)
 LDLIBS   += -Wl,-Bstatic $(shell $(PKG_CONFIG) --static --libs $(LIBS_PKGS)) -Wl,-Bdynamic
+else
+LDLIBS   += -Wl,-Bstatic $(filter-out -lelf -lz -lzstd,$(shell $(PKG_CONFIG) --static --libs $(LIBS_PKGS))) \
+	-Wl,-Bdynamic $(shell $(PKG_CONFIG) --libs libelf) -lz
+endif
 else
 LDLIBS   += $(shell $(PKG_CONFIG) --libs $(LIBS_PKGS))
 endif
