@@ -193,7 +193,7 @@ static int sg_task_status(pid_t pid, int *status)
 static int sg_sched_inside(pid_t tid, pid_t *tgid, int *pin)
 {
 	_cleanup_close_ int cur = -1;
-	pid_t me = getpid(), t, ppid;
+	pid_t me = getpid(), t = 0, ppid = 0;
 	int r;
 
 	*tgid = 0;
@@ -211,7 +211,7 @@ static int sg_sched_inside(pid_t tid, pid_t *tgid, int *pin)
 		return -errno;
 	for (int depth = 0; depth < SG_WALK_MAX; depth++) {
 		_cleanup_close_ int up = -1;
-		pid_t again;
+		pid_t again = 0;
 
 		/* Our own number is ours while we run: a parent with it is us. */
 		if (ppid == me)
@@ -246,6 +246,30 @@ static int sg_sched_inside(pid_t tid, pid_t *tgid, int *pin)
 	return 0;
 }
 
+/*
+ * The process group in a /proc/PID/stat line: after the name's last ')'
+ * (a name may hold one) come the state, the parent and the group.
+ * strtol, not sscanf: a number out of range is an error, not undefined.
+ */
+static int stat_pgrp(const char *buf, long *pg)
+{
+	const char *p = strrchr(buf, ')');
+	char *end;
+
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -EIO;
+	p += 4;
+	errno = 0;
+	(void)strtol(p, &end, 10); /* the parent */
+	if (end == p || *end != ' ' || errno)
+		return -EIO;
+	p = end + 1;
+	*pg = strtol(p, &end, 10);
+	if (end == p || errno)
+		return -EIO;
+	return 0;
+}
+
 /* Process group PGID's first member outside the step (*out), 0 if none. */
 static int sg_pgrp_inside(pid_t pgid, pid_t *out, bool *any)
 {
@@ -261,7 +285,7 @@ static int sg_pgrp_inside(pid_t pgid, pid_t *out, bool *any)
 	d = fdopendir(dfd);
 	if (!d)
 		return -errno;
-	dfd = -1; /* the DIR owns it now */
+	(void)steal_fd(&dfd); /* the DIR owns it now */
 	while (r == 1 && (e = readdir(d))) {
 		char p[64], buf[512], *end;
 		pid_t pid = (pid_t)strtol(e->d_name, &end, 10);
@@ -281,9 +305,7 @@ static int sg_pgrp_inside(pid_t pgid, pid_t *out, bool *any)
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
-		/* After the name, which may hold ')': "S ppid pgrp ...". */
-		end = strrchr(buf, ')');
-		if (!end || sscanf(end + 1, " %*c %*d %ld", &pg) != 1)
+		if (stat_pgrp(buf, &pg) < 0)
 			continue;
 		if ((pid_t)pg != pgid)
 			continue;
@@ -344,7 +366,7 @@ static int sg_same_pidns(struct sg_target *t)
 /* The caller's process group (the "0" of the group forms). */
 static int sg_caller_pgrp(struct sg_target *t, pid_t *pgid)
 {
-	char buf[512], *end;
+	char buf[512];
 	_cleanup_close_ int fd = openat(t->proc, "stat", O_RDONLY | O_CLOEXEC);
 	long pg;
 	ssize_t n;
@@ -355,8 +377,7 @@ static int sg_caller_pgrp(struct sg_target *t, pid_t *pgid)
 	if (n <= 0)
 		return n < 0 ? -errno : -EIO;
 	buf[n] = '\0';
-	end = strrchr(buf, ')');
-	if (!end || sscanf(end + 1, " %*c %*d %ld", &pg) != 1)
+	if (stat_pgrp(buf, &pg) < 0)
 		return -EIO;
 	*pgid = (pid_t)pg;
 	return 0;
