@@ -304,6 +304,27 @@ static const char *comm_of(pid_t pid, char *buf, size_t len)
 	return buf;
 }
 
+/* The state letter of /proc/PID/stat ('R', 'S', ...), 0 if unreadable. */
+static char state_of(pid_t pid)
+{
+	char p[64], buf[512], *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* after the name, which may hold ')' */
+	end = strrchr(buf, ')');
+	return end && end[1] == ' ' ? end[2] : 0;
+}
+
 static pid_t ppid_of(pid_t pid)
 {
 	char p[64], buf[512], *rp;
@@ -2401,8 +2422,15 @@ static pid_t own_sleeping_child(void)
 		execve("/usr/bin/sleep", av, ev);
 		_exit(127);
 	}
-	for (int i = 0; i < 200; i++) {
-		if (strcmp(comm_of(pid, buf, sizeof(buf)), "sleep") == 0)
+	/*
+	 * The name changes early in execve, before the new stack (and so
+	 * the environment's bounds) is set up: a read then finds nothing.
+	 * So wait for the name and then for the task to sleep, which it
+	 * does only in sleep's own nanosleep, after the exec is done.  Up
+	 * to 10 s: a loaded machine under emulation is slow to exec.
+	 */
+	for (int i = 0; i < 1000; i++) {
+		if (strcmp(comm_of(pid, buf, sizeof(buf)), "sleep") == 0 && state_of(pid) == 'S')
 			return pid;
 		sleep_ms(10);
 	}
