@@ -26,6 +26,7 @@
 # SG_VM_SMP CPUs and SG_VM_MEM MiB per VM (1, 1024), SG_VM_TIMEOUT seconds
 # per boot (900: a boot runs up to three passes of the adversarial suite), SG_VM_OFFLINE=1 to boot only what the cache holds,
 # SG_VM_CACHE (tests/vm/cache), SG_VM_KERNEL_METAS (see fetch-kernels.sh),
+# SG_VM_CONFIGS the configs without --config (default: all),
 # SG_VM_APPEND more kernel arguments (e.g. sg.adv=bpf-fmod:root, see t/50-adversarial.sh;
 # sg.tests=REGEX boots run only the test files t/*.sh whose name matches).
 set -euo pipefail
@@ -62,6 +63,15 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# SG_VM_CONFIGS: the configs to boot when no --config is given (make asan
+# boots bpf only: the other boots differ by kernel configuration, which
+# the plain matrix already covers, not by stepguard's code).
+if [ ${#configs[@]} -eq 0 ] && [ -n "${SG_VM_CONFIGS:-}" ]; then
+	for c in $SG_VM_CONFIGS; do
+		[ -n "${lsm_of[$c]-}" ] || usage
+		configs+=("$c")
+	done
+fi
 [ ${#configs[@]} -gt 0 ] || configs=("${all_configs[@]}")
 extra=("$@")
 
