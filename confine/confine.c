@@ -634,8 +634,9 @@ int sg_confine_become_user(struct sg_confine *c, const char **stage)
 	 * Landlock: for good, before the fork: the supervisor in this
 	 * process acts for the step and must hold no more rights than it,
 	 * capabilities included (sg_creds_no_more_than() compares them), so
-	 * it gives up the same ones, before the user drop that needs
-	 * CAP_SETPCAP's help no more but would leave the bounding set whole.
+	 * it gives up the same ones.  Before the user drop: reducing the
+	 * bounding set needs CAP_SETPCAP, which becoming another user takes
+	 * away.
 	 */
 	*stage = "drop the capabilities a root step runs without";
 	r = sg_caps_drop(c->drop_caps);
