@@ -72,7 +72,7 @@ fi
 LIBS_PKGS="inih libseccomp json-c nettle libbpf"
 LIB_SRCS="lib/error.c lib/strbuf.c lib/env.c"
 POLICY_SRCS="policy/policy.c policy/scan.c policy/parse.c policy/words.c policy/dump.c policy/expand.c
-	policy/gaps.c policy/ruling.c $LIB_SRCS"
+	policy/gaps.c policy/caps.c policy/ruling.c $LIB_SRCS"
 AUDIT_SRCS="audit/audit.c audit/table.c audit/strings.c audit/report.c"
 declare -A SRCS=(
 	[policy]="$POLICY_SRCS"
