@@ -284,64 +284,60 @@ static int append_fd(int fd, const char *what, const char *data)
 	return ok("wrote %zu bytes to %s", strlen(data), what);
 }
 
-static const char *comm_of(pid_t pid, char *buf, size_t len)
+/* /proc/PID/NAME into BUF (NUL-terminated); its length, or -1. */
+static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t len)
 {
 	char p[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	snprintf(p, sizeof(p), "/proc/%d/%s", (int)pid, name);
 	buf[0] = '\0';
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return buf;
+		return -1;
 	n = read(fd, buf, len - 1);
 	close(fd);
 	if (n < 0)
-		n = 0;
+		return -1;
 	buf[n] = '\0';
+	return n;
+}
+
+static const char *comm_of(pid_t pid, char *buf, size_t len)
+{
+	proc_read(pid, "comm", buf, len);
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
+}
+
+/* What follows the name in /proc/PID/stat (the name may hold ')'), or NULL. */
+static const char *stat_after_name(pid_t pid, char *buf, size_t len)
+{
+	char *rp;
+
+	if (proc_read(pid, "stat", buf, len) <= 0)
+		return NULL;
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp + 2 : NULL;
 }
 
 /* The state letter of /proc/PID/stat ('R', 'S', ...), 0 if unreadable. */
 static char state_of(pid_t pid)
 {
-	char p[64], buf[512], *end;
-	ssize_t n;
-	int fd;
+	char buf[512];
+	const char *rest = stat_after_name(pid, buf, sizeof(buf));
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* after the name, which may hold ')' */
-	end = strrchr(buf, ')');
-	return end && end[1] == ' ' ? end[2] : 0;
+	return rest ? rest[0] : 0;
 }
 
 static pid_t ppid_of(pid_t pid)
 {
-	char p[64], buf[512], *rp;
-	ssize_t n;
-	int fd, ppid = 0;
+	char buf[512];
+	const char *rest = stat_after_name(pid, buf, sizeof(buf));
+	int ppid = 0;
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	rp = strrchr(buf, ')');
-	if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+	if (!rest || sscanf(rest, "%*c %d", &ppid) != 1)
 		return 0;
 	return (pid_t)ppid;
 }
