@@ -177,12 +177,16 @@ static int rm_one(const char *path, const struct stat *st, int flag,
 
 static void kill_outsider(void);
 
+static void reset_test_globals(void);
+
 static int fx_teardown(void **state)
 {
 	struct fx *fx = *state;
 	int r;
 
 	kill_outsider();
+	/* A failed test leaves by longjmp: its settings must not leak into the next. */
+	reset_test_globals();
 
 	r = nftw(fx->base, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	close(fx->bfd);
@@ -237,6 +241,19 @@ static bool g_subreaper;
 /* Set by the socket tests: [sockets] allow, relative to the base. */
 static const char *const *g_sockets;
 static size_t g_n_sockets;
+
+static void reset_test_globals(void)
+{
+	g_execs = NULL;
+	g_n_execs = 0;
+	g_audit = false;
+	g_no_refer = false;
+	g_sockets = NULL;
+	g_n_sockets = 0;
+	if (g_subreaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	g_subreaper = false;
+}
 
 /* What the launcher's child does, in its order. */
 static int child_confine(int sock, const struct sg_seccomp_opts *filter)
@@ -3533,33 +3550,51 @@ static void test_supervisor_sched_step_dropped_cap_sys_nice(void **state)
  * A daemon of the test process: it accepts, counts, and echoes one byte
  * per connection.  delay_ms: how long it waits before each accept.
  */
+/*
+ * A daemon is a process, not a thread: run_supervised forks, and a fork
+ * while another thread runs can leave the child holding a lock that
+ * thread took (ASan's allocator and thread registry), so the child hangs
+ * before it sends its listener.  Its count is shared memory.
+ */
 struct daemon {
 	int fd;
-	int accepted;
+	int accepted;        /* read by daemon_stop */
 	int delay_ms;
-	volatile int stop;
-	pthread_t th;
+	pid_t pid;
+	int *shared;
 };
 
-static void *daemon_main(void *p)
+static void daemon_loop(struct daemon *d)
 {
-	struct daemon *d = p;
-
-	while (!d->stop) {
+	for (;;) {
 		char c;
 		int a;
 
 		if (d->delay_ms)
 			usleep((useconds_t)d->delay_ms * 1000);
 		a = accept4(d->fd, NULL, NULL, SOCK_CLOEXEC);
-		if (a < 0)
+		if (a < 0 && errno == EINTR)
 			continue;
-		__atomic_add_fetch(&d->accepted, 1, __ATOMIC_SEQ_CST);
+		if (a < 0)
+			_exit(0); /* daemon_stop shut the listener down */
+		__atomic_add_fetch(d->shared, 1, __ATOMIC_SEQ_CST);
 		if (read(a, &c, 1) == 1)
 			(void)!write(a, &c, 1);
 		close(a);
 	}
-	return NULL;
+}
+
+/* Serve d->fd, a listening socket, from a child process. */
+static void daemon_run(struct daemon *d)
+{
+	d->shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(d->shared != MAP_FAILED);
+	*d->shared = 0;
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	if (d->pid == 0)
+		daemon_loop(d);
 }
 
 static void un_addr(struct sockaddr_un *un, socklen_t *len, const char *path)
@@ -3593,14 +3628,19 @@ static void daemon_start(const struct fx *fx, struct daemon *d, const char *name
 	}
 	assert_int_equal(bind(d->fd, (struct sockaddr *)&un, len), 0);
 	assert_int_equal(listen(d->fd, backlog), 0);
-	assert_int_equal(pthread_create(&d->th, NULL, daemon_main, d), 0);
+	daemon_run(d);
 }
 
+/* Shutting the listener down fails the daemon's accept: it exits. */
 static void daemon_stop(struct daemon *d)
 {
-	d->stop = 1;
-	shutdown(d->fd, SHUT_RDWR);
-	pthread_join(d->th, NULL);
+	int st;
+
+	assert_int_equal(shutdown(d->fd, SHUT_RDWR), 0);
+	assert_int_equal(waitpid(d->pid, &st, 0), d->pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	d->accepted = __atomic_load_n(d->shared, __ATOMIC_SEQ_CST);
+	munmap(d->shared, sizeof(int));
 	close(d->fd);
 }
 
@@ -3878,7 +3918,7 @@ static void test_supervisor_connect_other_families(void **state)
 	assert_int_equal(bind(tcp.fd, (struct sockaddr *)&g_tcp, sizeof(g_tcp)), 0);
 	assert_int_equal(getsockname(tcp.fd, (struct sockaddr *)&g_tcp, &len), 0);
 	assert_int_equal(listen(tcp.fd, 16), 0);
-	assert_int_equal(pthread_create(&tcp.th, NULL, daemon_main, &tcp), 0);
+	daemon_run(&tcp);
 	/* Backlog 0: one connection waits in the queue, the next one blocks. */
 	daemon_start(fx, &slow, "work/slow.sock", NULL, 0, 1000);
 	put_file(fx, "work/f", "x\n", 0644);
@@ -3916,19 +3956,6 @@ static void test_supervisor_connect_other_families(void **state)
 
 static struct sockaddr_in g_bench_in;
 static struct sockaddr_un g_bench_un;
-
-static void *bench_accept(void *p)
-{
-	struct daemon *b = p;
-
-	while (!b->stop) {
-		int c = accept4(b->fd, NULL, NULL, SOCK_CLOEXEC);
-
-		if (c >= 0)
-			close(c);
-	}
-	return NULL;
-}
 
 /* N connects to addr, each on a fresh socket; ns per connect, or -1. */
 static long bench_loop(const struct sockaddr *addr, socklen_t len)
@@ -3983,8 +4010,8 @@ static void test_supervisor_connect_cost(void **state)
 	assert_int_equal(bind(u.fd, (struct sockaddr *)&g_bench_un, sizeof(g_bench_un)), 0);
 	assert_int_equal(listen(t.fd, 4096), 0);
 	assert_int_equal(listen(u.fd, 4096), 0);
-	assert_int_equal(pthread_create(&t.th, NULL, bench_accept, &t), 0);
-	assert_int_equal(pthread_create(&u.th, NULL, bench_accept, &u), 0);
+	daemon_run(&t);
+	daemon_run(&u);
 	bare = mmap(NULL, 2 * sizeof(long), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(bare != MAP_FAILED);
 	/* Alternating rounds, the best of each: this machine is shared. */
