@@ -347,6 +347,16 @@ deps-build:
 # --variant=minbase root (tests/fresh): the first command always,
 # `make check` too with FRESH_CHECK=1 (half an hour).  Root, debootstrap
 # and the Debian archive; skipped with the reason otherwise.  CI runs it.
+# Every security decision flipped, one at a time, in a scratch copy: the
+# test named for it must fail (tests/mutants/README.md holds the last full
+# run).  mutants-quick: those a unit test kills, for CI; mutants: all,
+# the live ones as root, the eBPF ones in one VM boot per cached kernel.
+.PHONY: mutants mutants-quick
+mutants:
+	bash tests/mutants/run.sh
+mutants-quick:
+	bash tests/mutants/run.sh --quick
+
 .PHONY: fresh
 fresh:
 	bash tests/fresh/run.sh $(if $(filter 1,$(FRESH_CHECK)),--check)

@@ -1,24 +1,32 @@
 #!/bin/bash
-# tests/mutants/run.sh [NN-name.patch...] — prove that the safety net holds.
+# tests/mutants/run.sh [--quick] [NN-name.patch...] — prove that the
+# safety net holds (make mutants; make mutants-quick is --quick).
 #
 # Copies the source tree (without build/) to a scratch directory, builds
-# and runs each mutant's unit test there on the unmodified code (it must
-# pass), then applies each mutant in turn, rebuilds, runs the test again
-# and reverts: the test must now fail.  A mutant that survives, or a test
-# that fails on the unmodified code, fails the run.  The product code in
-# this tree is never touched.  Run it as root and as an unprivileged user:
-# the live tests that need root skip otherwise (README.md says which test
-# kills each mutant for whom).
+# and runs each mutant's killing test there on the unmodified code (it
+# must pass), then applies each mutant in turn, rebuilds, runs the test
+# again and reverts: the test must now fail.  The product code in this
+# tree is never touched.  Ends with a table, one row per mutant: killed,
+# SURVIVED, or not judged (and why); exit 0 only when every mutant listed
+# was killed.  Run it as root and as an unprivileged user: the live tests
+# that need root skip otherwise, and their mutants are then not judged
+# (README.md says which test kills each mutant for whom).
+#
+# --quick: only the mutants a unit test kills (the subset CI runs: a few
+# minutes of builds, no root, no VM).
 #
 # VM-only mutants (the eBPF filter's: this kind of host refuses BPF LSM
 # and fmod_ret programs) are killed by rows of tests/vm/t/25-exec.sh or
-# 20-bpf.sh (vm_file says which).
-# They run only with SG_MUTANTS_VM=1 (root, QEMU, a cached kernel): each
-# builds bpfdrive with the mutant and boots one kernel (the first cached,
-# or SG_MUTANTS_VM_KERNEL) with bpf in lsm=, running that file alone, in
-# both attach modes; the mutant is killed when one of its rows FAILs.
-# Without SG_MUTANTS_VM=1 they are listed as not run, and do not fail the
-# run.
+# 20-bpf.sh (vm_file says which).  They are batched: bpfdrive is built
+# once unmodified and once per mutant, and one boot per cached kernel
+# (bpf in lsm=, so both attach modes, lsm and fmod) runs each mutant's
+# test file with that mutant's bpfdrive (tests/vm/guest.sh's mutant plan),
+# the unmodified one first.  A kernel judges a mutant when its killing
+# rows pass there with the unmodified bpfdrive; the mutant is killed when
+# one of them fails on every kernel that judges it.  They need root, QEMU
+# and a cached kernel (tests/vm/fetch-kernels.sh); SG_MUTANTS_VM=0 leaves
+# them out (listed as not judged), SG_MUTANTS_VM_KERNEL=RELEASE boots
+# that kernel only.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -103,6 +111,11 @@ declare -A vm_file=(
 	[73-receive-judges-read-only]=20-bpf
 )
 
+quick=0
+if [ "${1:-}" = --quick ]; then
+	quick=1
+	shift
+fi
 if [ $# -gt 0 ]; then
 	patches=("$@")
 else
@@ -114,129 +127,274 @@ trap 'rm -rf "$scratch"' EXIT
 tar -C "$src" --exclude=./build --exclude=./tests/vm/cache -cf - . | tar -C "$scratch" -xf -
 chmod -R a+rX "$scratch" # an unprivileged user may run the tests from here
 
+# The table: one row per mutant, in the order run.
+rows=()
+status=0
+row() {  # NAME RESULT KILLER DETAIL
+	rows+=("$1|$2|$3|$4")
+	case $2 in killed) ;; *) status=1 ;; esac
+}
+
+# build TARGET...: make them in the scratch tree; 125 (not judged) if not.
+build() {
+	(cd "$scratch" && make -s -j2 "$@" >"$scratch/make.log" 2>&1) || {
+		echo "    $* did not build:"; sed 's/^/      /' "$scratch/make.log" | tail -20
+		return 125
+	}
+}
+
 # run TEST: 0 if it passes, its status otherwise; its output goes to the log.
-# A TEST of the form script:PATH is a shell test of the built stepguard
-# (STEPGUARD set, as make check runs it); its exit 77 (skipped, with the
-# reason on its output) leaves the mutant not judged, never killed.
+# TEST is a unit test's name, or a test of the built stepguard (STEPGUARD
+# set, as make check runs it):
+#   script:PATH      a shell test
+#   host:REGEX       tests/host/run.sh --only REGEX (every pass of the suite)
+#   failclosed:REGEX tests/failclosed/run.sh --only REGEX
+# A script's exit 77 (skipped, with the reason on its output) leaves the
+# mutant not judged, never killed; so does a host or failclosed run that
+# ran none of its cases (all skipped).
 run() {
-	if [[ $1 == script:* ]]; then
-		(cd "$scratch" && make -s -j2 build/stepguard build/stepguard-probe >"$scratch/make.log" 2>&1) || {
-			echo "build/stepguard did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
-			return 125
-		}
+	local r
+	case $1 in
+	script:*)
+		build build/stepguard build/stepguard-probe || return 125
 		(cd "$scratch" && STEPGUARD="$scratch/build/stepguard" bash "${1#script:}") >"$scratch/test.log" 2>&1
-		local r=$?
+		r=$?
 		if [ "$r" -eq 77 ]; then
-			echo "${1#script:} skipped:"; sed 's/^/    /' "$scratch/test.log" | tail -3
+			skipped_why=$(tail -n 1 "$scratch/test.log")
 			return 125
 		fi
 		return "$r"
-	fi
-	(cd "$scratch" && make -s -j2 "build/tests/$1" >"$scratch/make.log" 2>&1) || {
-		echo "build/tests/$1 did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
-		return 125
-	}
+		;;
+	host:* | failclosed:*)
+		local suite=${1%%:*}
+		build build/stepguard build/stepguard-probe build/tests/adversary build/tests/fchelper || return 125
+		(cd "$scratch" && STEPGUARD="$scratch/build/stepguard" ADVERSARY="$scratch/build/tests/adversary" \
+			FC_HELPER="$scratch/build/tests/fchelper" \
+			bash "tests/$suite/run.sh" --only "${1#*:}") >"$scratch/test.log" 2>&1
+		r=$?
+		if ! grep -Eq '^(PASS|FAIL) ' "$scratch/test.log"; then
+			skipped_why="tests/$suite/run.sh --only ${1#*:} ran no case: $(grep -E '^SKIP ' "$scratch/test.log" | head -n 1)"
+			return 125
+		fi
+		return "$r"
+		;;
+	esac
+	build "build/tests/$1" || return 125
 	(cd "$scratch" && STEPGUARD_SOURCE_DIR="$scratch" "build/tests/$1") >"$scratch/test.log" 2>&1
 }
 
-# vm_run FILE: build bpfdrive in the scratch tree and boot it with
-# tests/vm/t/FILE.sh alone; 0 if the boot ran (whatever its rows said),
-# the rows in vm.log.
-vm_run() {
-	local k=${SG_MUTANTS_VM_KERNEL:-} file=$1
-	(cd "$scratch" && make -s -j2 build/tests/bpfdrive >"$scratch/make.log" 2>&1) || {
-		echo "build/tests/bpfdrive did not build:"; sed 's/^/    /' "$scratch/make.log" | tail -20
-		return 125
-	}
-	# The kernels from this tree's cache, the console logs in the scratch.
-	mkdir -p "$scratch/vmcache"
-	for d in "$src"/tests/vm/cache/*/; do
-		case $(basename "$d") in run | bin) ;; *) ln -sfn "${d%/}" "$scratch/vmcache/" ;; esac
-	done
-	[ -n "$k" ] || k=$(SG_VM_CACHE="$scratch/vmcache" "$scratch/tests/vm/fetch-kernels.sh" --offline | head -n 1)
-	[ -n "$k" ] || { echo "no cached kernel (run tests/vm/fetch-kernels.sh)"; return 125; }
-	(cd "$scratch" && SG_VM_CACHE="$scratch/vmcache" SG_VM_OFFLINE=1 SG_VM_JOBS=1 \
-		SG_VM_APPEND=sg.tests=$file BUILD=build \
-		bash tests/vm/run.sh --kernel "$k" --config bpf \
-		"$scratch/build/tests/bpfdrive:/usr/local/bin/bpfdrive") >"$scratch/vm.log" 2>&1
-	grep -q '^vm: [0-9]* passed' "$scratch/vm.log" || { tail -20 "$scratch/vm.log"; return 125; }
+# What the killing test printed against a mutant, one line for the table.
+evidence() {
+	grep -E '^\[  FAILED  \] test_|^(ERROR: |step [0-9]+ \()|\[  ERROR   \] --- [^[]|^FAIL ' "$scratch/test.log" |
+		sort -u | sed 's/^/    /'
 }
 
-status=0
+# ---- mutants a test on this host kills ---------------------------------
+
 declare -A baseline=()
-declare -A vm_baseline=()
+vm_patches=()
+left_out=0
 for p in "${patches[@]}"; do
 	p=$(realpath "$p")
 	name=$(basename "$p" .patch)
-	row=${vm_killer[$name]:-}
-	if [ -n "$row" ]; then
-		vf=${vm_file[$name]:-25-exec}
-		if [ "${SG_MUTANTS_VM:-0}" != 1 ]; then
-			echo "$name: VM-only, not run (killed by tests/vm/t/$vf.sh $row; SG_MUTANTS_VM=1 runs it)"
-			continue
-		fi
-		if [ -z "${vm_baseline[$vf]:-}" ]; then
-			# The unmodified code: every row passes.
-			vm_baseline[$vf]=fail
-			if vm_run "$vf" && ! grep -q '^VMTEST .* FAIL' "$scratch/vm.log"; then
-				vm_baseline[$vf]=pass
-			else
-				echo "tests/vm/t/$vf.sh fails on the unmodified code:"
-				grep '^VMTEST .* FAIL\|^vm: ' "$scratch/vm.log" | sed 's/^/    /'
-			fi
-			cp "$scratch/vm.log" "$scratch/vm-baseline-$vf.log" 2>/dev/null
-		fi
-		[ "${vm_baseline[$vf]}" = pass ] || { status=1; continue; }
-		(cd "$scratch" && patch -s -p1 <"$p") || { echo "$name: does not apply"; status=1; continue; }
-		vm_run "$vf"
-		r=$?
-		(cd "$scratch" && patch -s -R -p1 <"$p")
-		if [ "$r" -ne 0 ]; then
-			echo "$name: not judged (the build or the boot failed with it applied)"
-			status=1
-		elif grep -Eq "^VMTEST [^ ]*/($row) FAIL" "$scratch/vm.log"; then
-			echo "$name: killed by $vf.sh $row"
-			grep -E '^VMTEST .* FAIL' "$scratch/vm.log" | sed 's/^/    /'
-		else
-			echo "$name: SURVIVED $vf.sh $row"
-			grep -E "^VMTEST [^ ]*/($row) " "$scratch/vm.log" | sed 's/^/    /'
-			status=1
-		fi
+	if [ -n "${vm_killer[$name]:-}" ]; then
+		vm_patches+=("$p")
 		continue
 	fi
 	t=${killer[$name]:-}
 	if [ -z "$t" ]; then
-		echo "$name: no test named for it in run.sh"; status=1; continue
+		echo "$name: no test named for it in run.sh"
+		row "$name" "not judged" "-" "no killing test named in run.sh"
+		continue
+	fi
+	if [ "$quick" = 1 ] && [[ $t == *:* ]]; then
+		left_out=$((left_out + 1))
+		continue
 	fi
 	if [ -z "${baseline[$t]:-}" ]; then
+		skipped_why=
 		run "$t"
 		r=$?
 		if [ "$r" -eq 0 ]; then
 			baseline[$t]=pass
+		elif [ "$r" -eq 125 ]; then
+			baseline[$t]="not run: ${skipped_why:-it did not build}"
 		else
-			baseline[$t]=fail
-			status=1
-			if [ "$r" -ne 125 ]; then
-				echo "$t fails on the unmodified code:"
-				grep -E 'FAILED|ERROR|want' "$scratch/test.log"
-			fi
+			baseline[$t]="fails on the unmodified code"
+			echo "$t fails on the unmodified code:"
+			grep -E 'FAILED|ERROR|want|FAIL' "$scratch/test.log" | head -20
 		fi
 	fi
-	[ "${baseline[$t]}" = pass ] || continue
+	if [ "${baseline[$t]}" != pass ]; then
+		echo "$name: not judged ($t ${baseline[$t]})"
+		row "$name" "not judged" "$t" "${baseline[$t]}"
+		continue
+	fi
 
-	(cd "$scratch" && patch -s -p1 <"$p") || { echo "$name: does not apply"; status=1; continue; }
+	(cd "$scratch" && patch -s -p1 <"$p") || {
+		echo "$name: does not apply"
+		row "$name" "not judged" "$t" "the patch does not apply"
+		continue
+	}
+	skipped_why=
 	run "$t"
 	r=$?
 	(cd "$scratch" && patch -s -R -p1 <"$p")
 	if [ "$r" -eq 0 ]; then
-		echo "$name: SURVIVED $t"; status=1
+		echo "$name: SURVIVED $t"
+		row "$name" SURVIVED "$t" "the test passed with the mutant applied"
 	elif [ "$r" -eq 125 ]; then
-		echo "$name: not judged (the build failed with it applied)"
-		status=1
+		echo "$name: not judged (${skipped_why:-the build failed with it applied})"
+		row "$name" "not judged" "$t" "${skipped_why:-the build failed with it applied}"
 	else
 		echo "$name: killed by $t"
-		grep -E '^\[  FAILED  \] test_|^(ERROR: |step [0-9]+ \()|\[  ERROR   \] --- [^[]|^FAIL ' "$scratch/test.log" |
-			sort -u | sed 's/^/    /'
+		evidence
+		# The table shows the most telling line: a step or an ERROR first.
+		seen=$(evidence | sed 's/^ *//' | grep -E '^(step |ERROR: )' | head -n 1)
+		[ -n "$seen" ] || seen=$(evidence | sed 's/^ *//' | head -n 1)
+		[ -n "$seen" ] || seen="the test exited $r: $(tail -n 1 "$scratch/test.log")"
+		row "$name" killed "$t" "$(cut -c1-110 <<<"$seen")"
 	fi
 done
+
+# ---- VM-only mutants: one boot per kernel ------------------------------
+
+vm_why=
+if [ "$quick" = 1 ]; then
+	left_out=$((left_out + ${#vm_patches[@]}))
+	vm_patches=()
+elif [ ${#vm_patches[@]} -gt 0 ]; then
+	if [ "${SG_MUTANTS_VM:-1}" = 0 ]; then
+		vm_why="SG_MUTANTS_VM=0"
+	elif [ "$(id -u)" != 0 ]; then
+		vm_why="the VM tests need root"
+	elif ! command -v qemu-system-x86_64 >/dev/null; then
+		vm_why="no qemu-system-x86_64"
+	fi
+fi
+
+if [ ${#vm_patches[@]} -gt 0 ] && [ -z "$vm_why" ]; then
+	# The kernels from this tree's cache, the console logs in the scratch.
+	mkdir -p "$scratch/vmcache" "$scratch/vmbin"
+	for d in "$src"/tests/vm/cache/*/; do
+		[ -d "$d" ] || continue
+		case $(basename "$d") in run | bin) ;; *) ln -sfn "$(realpath "$d")" "$scratch/vmcache/" ;; esac
+	done
+	if [ -n "${SG_MUTANTS_VM_KERNEL:-}" ]; then
+		kernels=("$SG_MUTANTS_VM_KERNEL")
+	else
+		mapfile -t kernels < <(SG_VM_CACHE="$scratch/vmcache" "$scratch/tests/vm/fetch-kernels.sh" --offline)
+	fi
+	[ ${#kernels[@]} -gt 0 ] || vm_why="no cached kernel (run tests/vm/fetch-kernels.sh)"
+fi
+
+if [ ${#vm_patches[@]} -gt 0 ] && [ -z "$vm_why" ]; then
+	# Every binary the matrix ships, unmodified; then bpfdrive per mutant.
+	plan=$scratch/vmbin/plan
+	vm_files=()
+	if build all build/tests/adversary build/tests/bpfdrive build/tests/fchelper; then
+		mkdir -p "$scratch/vmbin/baseline"
+		cp "$scratch/build/tests/bpfdrive" "$scratch/vmbin/baseline/"
+		vm_files+=("$scratch/vmbin/baseline/bpfdrive:/mutants/baseline/bpfdrive")
+		declare -A vm_needed=()
+		for p in "${vm_patches[@]}"; do
+			name=$(basename "$p" .patch)
+			vm_needed[${vm_file[$name]:-25-exec}]=1
+		done
+		echo "baseline ${!vm_needed[*]}" >"$plan"
+		declare -A vm_built=()
+		for p in "${vm_patches[@]}"; do
+			name=$(basename "$p" .patch)
+			if ! (cd "$scratch" && patch -s -p1 <"$p"); then
+				row "$name" "not judged" "VM" "the patch does not apply"
+				continue
+			fi
+			if build build/tests/bpfdrive; then
+				mkdir -p "$scratch/vmbin/$name"
+				cp "$scratch/build/tests/bpfdrive" "$scratch/vmbin/$name/"
+				vm_files+=("$scratch/vmbin/$name/bpfdrive:/mutants/$name/bpfdrive")
+				echo "$name ${vm_file[$name]:-25-exec}" >>"$plan"
+				vm_built[$name]=1
+			else
+				row "$name" "not judged" "VM" "bpfdrive did not build with it applied"
+			fi
+			(cd "$scratch" && patch -s -R -p1 <"$p")
+		done
+		# The unmodified bpfdrive again: it is not on PATH in the guest
+		# but under /mutants/baseline.
+		build build/tests/bpfdrive
+		echo "VM plan ($(wc -l <"$plan") runs a boot, kernels: ${kernels[*]}):"
+		sed 's/^/    /' "$plan"
+		kargs=()
+		for k in "${kernels[@]}"; do kargs+=(--kernel "$k"); done
+		(cd "$scratch" && SG_VM_CACHE="$scratch/vmcache" SG_VM_OFFLINE=1 \
+			SG_VM_JOBS=${SG_VM_JOBS:-2} BUILD=build \
+			bash tests/vm/run.sh "${kargs[@]}" --config bpf --timeout "${SG_MUTANTS_VM_TIMEOUT:-5400}" \
+			"${vm_files[@]}" "$plan:/mutants/plan") >"$scratch/vm.log" 2>&1
+		grep -E '^vm: ' "$scratch/vm.log" | tail -n 3 | sed 's/^/    /'
+		cp "$scratch/vm.log" "${SG_MUTANTS_VM_LOG:-/tmp/sg-mutants-vm.log}" 2>/dev/null &&
+			echo "    the boot's results: ${SG_MUTANTS_VM_LOG:-/tmp/sg-mutants-vm.log}"
+		for p in "${vm_patches[@]}"; do
+			name=$(basename "$p" .patch)
+			[ -n "${vm_built[$name]:-}" ] || continue
+			rowre=${vm_killer[$name]}
+			vf=${vm_file[$name]:-25-exec}
+			judged=() killed_on=() survived_on=()
+			for k in "${kernels[@]}"; do
+				# The kernel judges it when the killing rows ran and passed unmodified.
+				base=$(grep -E "^VMTEST $k/bpf/baseline:($rowre) " "$scratch/vm.log")
+				if [ -z "$base" ] || grep -qv ' PASS' <<<"$base"; then
+					continue
+				fi
+				judged+=("$k")
+				if grep -Eq "^VMTEST $k/bpf/$name:($rowre) FAIL" "$scratch/vm.log"; then
+					killed_on+=("$k")
+				else
+					survived_on+=("$k")
+				fi
+			done
+			if [ ${#judged[@]} -eq 0 ]; then
+				echo "$name: not judged (no kernel ran $vf.sh $rowre passing unmodified)"
+				grep -E "^VMTEST [^ ]*/bpf/baseline:($rowre) " "$scratch/vm.log" | sed 's/^/    /'
+				row "$name" "not judged" "$vf.sh" "no kernel ran $rowre passing unmodified"
+			elif [ ${#survived_on[@]} -gt 0 ]; then
+				echo "$name: SURVIVED $vf.sh $rowre on ${survived_on[*]}"
+				grep -E "^VMTEST [^ ]*/bpf/$name:($rowre) " "$scratch/vm.log" | sed 's/^/    /'
+				row "$name" SURVIVED "$vf.sh" "on ${survived_on[*]}"
+			else
+				echo "$name: killed by $vf.sh $rowre on ${killed_on[*]}"
+				grep -E "^VMTEST [^ ]*/bpf/$name:[^ ]* FAIL" "$scratch/vm.log" | sed 's/^/    /'
+				first=$(grep -E "^VMTEST [^ ]*/bpf/$name:($rowre) FAIL" "$scratch/vm.log" | head -n 1 |
+					sed "s/^VMTEST [^ ]*\/bpf\/$name://" | cut -c1-100)
+				row "$name" killed "$vf.sh" "on ${killed_on[*]}: $first"
+			fi
+		done
+	else
+		vm_why="the binaries the VM needs did not build"
+	fi
+fi
+if [ -n "$vm_why" ]; then
+	for p in "${vm_patches[@]}"; do
+		name=$(basename "$p" .patch)
+		echo "$name: not judged ($vm_why)"
+		row "$name" "not judged" "${vm_file[$name]:-25-exec}.sh" "$vm_why"
+	done
+fi
+
+# ---- the table ---------------------------------------------------------
+
+n_killed=0 n_survived=0 n_not=0
+echo
+printf '| %-45s | %-10s | %-22s | %s\n' mutant result "killed by" "seen"
+for r in "${rows[@]}"; do
+	IFS='|' read -r name result t detail <<<"$r"
+	printf '| %-45s | %-10s | %-22s | %s\n' "$name" "$result" "$t" "$detail"
+	case $result in
+	killed) n_killed=$((n_killed + 1)) ;;
+	SURVIVED) n_survived=$((n_survived + 1)) ;;
+	*) n_not=$((n_not + 1)) ;;
+	esac
+done
+echo "mutants: ${#rows[@]} run, $n_killed killed, $n_survived survived, $n_not not judged (as $(id -un))"
+[ "$left_out" = 0 ] || echo "mutants: $left_out more are killed by live or VM tests: make mutants runs them"
 exit $status

@@ -9,6 +9,24 @@ echo "VM: $(uname -r); lsm=$(cat /sys/kernel/security/lsm 2>/dev/null); cmdline:
 # sg.tests=REGEX on the kernel command line (SG_VM_APPEND) runs only the
 # test files whose name matches: for working on one file, never in CI.
 only=$(vm_cmdline sg.tests)
+
+# A mutant plan (tests/mutants/run.sh): each line "NAME FILE...": run
+# those test files with /mutants/NAME first in PATH (its bpfdrive, built
+# with one mutant; NAME baseline is the unmodified code), every result
+# named NAME:ROW.  Nothing else runs in such a boot.
+if [ -f /mutants/plan ]; then
+	while read -r mutant files; do
+		for f in $files; do
+			echo "== $mutant: $f"
+			PATH=/mutants/$mutant:$PATH VMTEST_PREFIX=$mutant: \
+				sh -c '. /lib/vmtest.sh; . "$1"' sh "/tests/$f.sh"
+			st=$?
+			[ "$st" = 0 ] || fail "$mutant:$f" "test file exited $st"
+		done
+	done < /mutants/plan
+	vm_finish
+	exit 0
+fi
 found=0
 for t in /tests/*.sh; do
 	[ -f "$t" ] || continue

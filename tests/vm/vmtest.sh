@@ -10,10 +10,11 @@
 VMTEST_STATE=/run/vmtest
 mkdir -p "$VMTEST_STATE"
 
+# VMTEST_PREFIX (guest.sh's mutant plan) goes before every name.
 vm_result() {  # RESULT NAME REASON...
 	_r=$1 _n=$2
 	shift 2
-	echo "VMTEST $_n $_r ${*:-ok}"
+	echo "VMTEST ${VMTEST_PREFIX:-}$_n $_r ${*:-ok}"
 	echo "$_r" >> "$VMTEST_STATE/results"
 }
 pass() { vm_result PASS "$@"; }
