@@ -165,6 +165,63 @@ static void test_sg_log_write_appends_one_parsable_line_each(void **state)
 	assert_int_equal(n, 3);
 }
 
+/*
+ * Steps sharing one log: two writers, each with its own open file
+ * description (two stepguards), and a line already there.  Every record
+ * lands after what is in the file at the time of its write (O_APPEND),
+ * none over another's; a writer at its own offset would overwrite the
+ * first line and the other's records.
+ */
+static void test_sg_log_write_two_writers_append_after_each_other(void **state)
+{
+	char path[] = "/tmp/sg-test-log.XXXXXX";
+	int fd = mkstemp(path);
+	struct sg_log a, b;
+	char *env_a[] = { "STEPGUARD_RUN_ID=run-a", NULL };
+	char *env_b[] = { "STEPGUARD_RUN_ID=run-b", NULL };
+	static const char first[] = "{\"event\":\"earlier\"}\n";
+	static const char *const want[] = { "earlier", "run-a", "run-b", "run-a", "run-b" };
+	char line[4096];
+	FILE *f;
+	int n = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, first, sizeof(first) - 1), (ssize_t)(sizeof(first) - 1));
+	close(fd);
+	assert_int_equal(sg_log_open(&a, path, "a", env_a), 0);
+	assert_int_equal(sg_log_open(&b, path, "b", env_b), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(sg_log_write(&a, "denial", json_object_new_object()), 0);
+		assert_int_equal(sg_log_write(&b, "denial", json_object_new_object()), 0);
+	}
+	sg_log_close(&a);
+	sg_log_close(&b);
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		json_object *o = json_tokener_parse(line), *v;
+
+		if (!o)
+			fail_msg("line %d is not one JSON record: %s", n + 1, line);
+		if (n >= 5)
+			fail_msg("more than 5 lines: %s", line);
+		if (n == 0)
+			assert_true(json_object_object_get_ex(o, "event", &v));
+		else
+			assert_true(json_object_object_get_ex(o, "run", &v));
+		if (strcmp(json_object_get_string(v), want[n]) != 0)
+			fail_msg("line %d: %s, want %s (a record written over another)", n + 1,
+				 json_object_get_string(v), want[n]);
+		json_object_put(o);
+		n++;
+	}
+	fclose(f);
+	unlink(path);
+	assert_int_equal(n, 5);
+}
+
 static void test_sg_log_open_refuses_symlink(void **state)
 {
 	char dir[] = "/tmp/sg-test-logdir.XXXXXX";
@@ -296,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_sg_escape_bytes_cut_before_escape_is_terminated),
 		cmocka_unit_test(test_sg_escape_bytes_cut_backs_off_to_a_character),
 		cmocka_unit_test(test_sg_log_write_appends_one_parsable_line_each),
+		cmocka_unit_test(test_sg_log_write_two_writers_append_after_each_other),
 		cmocka_unit_test(test_sg_log_open_refuses_symlink),
 		cmocka_unit_test(test_sg_log_open_without_path_is_silent),
 		cmocka_unit_test(test_sg_gaps_str_and_parse),
