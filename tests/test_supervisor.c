@@ -2337,6 +2337,57 @@ static void test_supervisor_step_dropped_a_capability(void **state)
 	run_done(&run);
 }
 
+/* The effective set of the calling thread with CAP again (it is permitted); 0 or -1. */
+static int raise_effective(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	d[CAP_TO_INDEX(cap)].effective |= CAP_TO_MASK(cap);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+static void probe_not_dumpable(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));                 /* 0 */
+	rec(r, chmod("out/f", 0600));                              /* 1 */
+	rec(r, chmod("work/f", 0600));                             /* 2 */
+}
+
+/*
+ * A step the supervisor cannot read (non-dumpable, as a set-user-ID
+ * program or prctl makes it; Yama's ptrace_scope 2 or 3 has the same
+ * effect): its paths are out of reach, so nothing can be judged, and
+ * every supervised call is refused, inside the roots too, with a record
+ * (fails closed), never let through.  As root the test gives up
+ * CAP_SYS_PTRACE, which reads any process, for the step's life.
+ */
+static void test_supervisor_step_not_dumpable_fails_closed(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	if (fx->root)
+		assert_int_equal(drop_effective(CAP_SYS_PTRACE), 0);
+	run_supervised(fx, probe_not_dumpable, &run);
+	if (fx->root)
+		assert_int_equal(raise_effective(CAP_SYS_PTRACE), 0);
+	step_is(&run, 0, 0, "make itself non-dumpable");
+	step_is(&run, 1, EPERM, "chmod outside, unreadable");
+	step_is(&run, 2, EPERM, "chmod inside, unreadable");
+	mode_is(fx, "out/f", 0644);
+	mode_is(fx, "work/f", 0644);
+	assert_int_equal(run.n_ev, 2);
+	assert_int_equal(run.ev[0].why, SG_SUP_FAILED);
+	assert_int_equal(run.ev[1].why, SG_SUP_FAILED);
+	run_done(&run);
+}
+
 /*
  * A policy may let the step make namespaces and mount ([seccomp] allow,
  * user-namespaces), as a CLI's own sandbox needs.  Then it can change
@@ -4140,6 +4191,7 @@ int main(void)
 		FX_TEST(test_supervisor_devices_and_fifos),
 		FX_TEST(test_supervisor_step_dropped_privileges),
 		FX_TEST(test_supervisor_step_dropped_a_capability),
+		FX_TEST(test_supervisor_step_not_dumpable_fails_closed),
 		FX_TEST(test_supervisor_step_in_another_mount_namespace),
 		FX_TEST(test_supervisor_step_that_chroots),
 		FX_TEST(test_supervisor_no_listener_of_the_steps_own),
