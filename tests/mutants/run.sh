@@ -87,6 +87,52 @@ declare -A killer=(
 	[87-connect-pathname-not-judged]=test_supervisor
 	[88-connect-abstract-performed]=test_supervisor
 	[89-sendto-not-notified]=test_supervisor
+	[100-landlock-write-file-not-handled]=test_landlock
+	[101-landlock-make-reg-not-handled]=test_landlock
+	[102-landlock-fifo-socket-not-handled]=test_landlock
+	[103-landlock-make-dir-not-handled]=test_landlock
+	[104-landlock-remove-dir-not-handled]=test_landlock
+	[105-landlock-remove-file-not-handled]=test_landlock
+	[106-landlock-refer-not-handled]=test_landlock
+	[107-landlock-make-sym-not-handled]=test_landlock
+	[108-landlock-ioctl-dev-not-handled]=test_landlock
+	[109-landlock-signal-not-scoped]=test_landlock
+	[110-landlock-abstract-socket-not-scoped]=test_landlock
+	[111-seccomp-mknod-device-allowed]=test_seccomp
+	[112-seccomp-setflags-allowed]=test_seccomp
+	[113-seccomp-setversion-allowed]=test_seccomp
+	[114-seccomp-ioctl-compares-all-64-bits]=test_seccomp
+	[115-seccomp-ptrace-allowed]=test_seccomp
+	[116-seccomp-mount-allowed]=test_seccomp
+	[117-seccomp-clone-newuser-allowed]=test_seccomp
+	[118-seccomp-bpf-allowed]=test_seccomp
+	[119-seccomp-io-uring-allowed]=test_seccomp
+	[120-seccomp-open-by-handle-allowed]=test_seccomp
+	[121-seccomp-perf-event-allowed]=test_seccomp
+	[122-seccomp-foreign-arch-allowed]=test_seccomp
+	[123-seccomp-unknown-numbers-allowed]=test_seccomp
+	[140-otrunc-read-open-not-notified]=test_supervisor
+	[141-openat2-not-refused]=test_supervisor
+	[142-truncate-not-notified]=test_supervisor
+	[143-steps-own-listener-allowed]=test_supervisor
+	[144-chown-family-not-notified]=test_supervisor
+	[145-times-not-notified]=test_supervisor
+	[146-xattr-not-notified]=test_supervisor
+	[147-device-root-metadata-allowed]=test_supervisor
+	[148-unreadable-step-let-through]=test_supervisor
+	[160-log-follows-symlinks]=test_log
+	[161-log-without-append]=test_log
+	[162-escape-keeps-control-bytes]=test_log
+	[163-credential-only-whole]=test_ruling
+	[164-audit-unfinished-not-a-gap]=test_audit
+	[166-unlogged-not-counted]='failclosed:^log-full\.'
+	[168-inherited-fds-kept]='host:^(fd-inherited|dirfd-inherited)$'
+	[170-uncovered-gap-runs-unaccepted]='failclosed:^backend-supervisor-unavailable\.'
+	[171-ptys-gap-not-reported]=script:tests/mutants/ptys-gap.sh
+	[172-sigterm-escalated-to-sigkill]='failclosed:^sigterm-ignored\.'
+	[173-log-inside-root-accepted]=script:tests/cli/run.sh
+	[174-pin-root-owner-unchecked]='failclosed:^backend-ebpf-pins-bad\.'
+	[175-denials-not-counted]=script:tests/cli/landlock-log.sh
 )
 
 # The VM rows that kill each VM-only mutant (result names in the test
@@ -102,6 +148,9 @@ declare -A vm_killer=(
 	[71-proc-any-entry-public]='bpf-(lsm|fmod)-proc'
 	[72-connect-any-socket-allowed]='bpf-(lsm|fmod)-connect(-unlisted)?'
 	[73-receive-judges-read-only]='bpf-(lsm|fmod)-receive'
+	[180-unload-ignores-busy-scopes]='bpf-(lsm|fmod)-unload-busy'
+	[181-ring-overflow-not-counted]='bpf-(lsm|fmod)-lost'
+	[182-scope-gone-lets-task-loose]='bpf-(lsm|fmod)-daemon'
 )
 # The test file (tests/vm/t/NAME.sh) whose rows those are: 25-exec unless named.
 declare -A vm_file=(
@@ -109,6 +158,9 @@ declare -A vm_file=(
 	[71-proc-any-entry-public]=20-bpf
 	[72-connect-any-socket-allowed]=20-bpf
 	[73-receive-judges-read-only]=20-bpf
+	[180-unload-ignores-busy-scopes]=20-bpf
+	[181-ring-overflow-not-counted]=20-bpf
+	[182-scope-gone-lets-task-loose]=20-bpf
 )
 
 quick=0
@@ -119,7 +171,7 @@ fi
 if [ $# -gt 0 ]; then
 	patches=("$@")
 else
-	patches=("$here"/[0-9][0-9]-*.patch)
+	patches=("$here"/[0-9][0-9]-*.patch "$here"/[0-9][0-9][0-9]-*.patch)
 fi
 
 scratch=$(mktemp -d /tmp/sg-mutants.XXXXXX)
