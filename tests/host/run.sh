@@ -185,6 +185,10 @@ P=$BASE           # the work directory's parent
 T=/tmp/sg-adv.$MYUID.$$ # prefix of the targets in /tmp
 SHM=sg-adv.$MYUID.$$    # prefix of the names in /dev/shm
 OUT=$LOGD/out
+# The attack's own lines (adversary.c, reach()): "start" when it starts,
+# "reached" before each call a case judges.  In the work dir, where the
+# step may write; the tree judges leave it out.
+REACHED=$W/.sg-adv-reached
 
 # Who the step runs as.  Under sudo:USER the harness is root, stepguard is
 # started by root with SUDO_UID, and everything unconfined that stands for
@@ -219,7 +223,7 @@ if [ -n "${SG_ADV_SANITY_CACHE:-}" ] && [ "$LIST" = 0 ]; then
 fi
 
 STEP_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME="$AH" USER="$STEP_USER" LOGNAME="$STEP_USER"
-	LANG=C.UTF-8 TERM=dumb SG_ADV_RUN="$RUNID")
+	LANG=C.UTF-8 TERM=dumb SG_ADV_RUN="$RUNID" SG_ADV_REACHED="$REACHED")
 
 NPASS=0 NFAIL=0 NSKIP=0
 LOOPDEV='' DEPUTY_PID='' DEPUTY_SOCK='' OLD_DOMAIN='' FSLOOP='' FSMNT=''
@@ -530,6 +534,24 @@ judge_expect() {
 	done
 }
 
+# Whether the attack started, as the user whose unconfined run proved it
+# lands, and reached the call the case judges: into MSGS.  Without this
+# a denial would pass against a stepguard that runs nothing, or stops the
+# step before its attack for any reason, or runs it as a user the attack
+# does not land as (root, for a sudo:USER step not dropped to USER), since
+# nothing would change outside.
+judge_reached() {
+	local other
+	other=$(grep -s '^start ' "$REACHED" | grep -v ", uid $STEP_UID\$" | head -1)
+	if ! grep -qs '^start ' "$REACHED"; then
+		MSGS+=("the step never ran: no start line in $REACHED (stepguard exit status $RC)")
+	elif [ -n "$other" ]; then
+		MSGS+=("the step did not run as $STEP_USER (uid $STEP_UID): $other")
+	elif ! grep -qs '^reached ' "$REACHED"; then
+		MSGS+=("the attack started but never reached the call this case judges ($REACHED: $(tail -1 "$REACHED"))")
+	fi
+}
+
 show_output() {
 	sed -n '1,25s/^/        | /p' "$OUT"
 }
@@ -610,12 +632,8 @@ run_case() { # KIND NAME WHAT OPTIONS... -- COMMAND...
 	if [ "$O_STATUS" = nonzero ] && [ "$RC" = 0 ]; then
 		MSGS+=("stepguard exited 0")
 	fi
-	# A denial case proves something only if the attack ran: its first
-	# line says so (a proof that it ran, not of what it did).
-	if [ "$kind" = deny ] && [ "$O_MODE" = normal ] &&
-		! grep -q '^adversary [^:]*: start' "$OUT"; then
-		MSGS+=("the step never ran (stepguard exit status $RC)")
-	fi
+	# In every mode: a denial proves something only if its attack ran.
+	[ "$kind" = deny ] && judge_reached
 	grep -q '^adversary [^:]*: usage:' "$OUT" && MSGS+=("the attack was malformed (a usage error)")
 	local ran=
 	if [ -n "$O_RAN" ]; then
@@ -946,7 +964,10 @@ cases() {
 	deny acceptance "stepguard -- sh -c 'echo x > ~/x; chmod 600 ~/.profile; touch -d 2001-01-01 ~/.profile'" \
 		mode-raw status:nonzero setup:setup_real_home teardown:restore_real_home \
 		absent:"$AH/x" same:"$AH/.profile" -- \
-		sh -c 'echo x > ~/x; chmod 600 ~/.profile; touch -d 2001-01-01 ~/.profile'
+		sh -c 'm() { echo "$1" >>"$SG_ADV_REACHED"; }; m "start acceptance: pid $$, uid $(id -u)"
+			m "reached acceptance: echo x > ~/x"; echo x > ~/x
+			m "reached acceptance: chmod 600 ~/.profile"; chmod 600 ~/.profile
+			m "reached acceptance: touch -d 2001-01-01 ~/.profile"; touch -d 2001-01-01 ~/.profile'
 
 	# Writing, truncating, making and removing nodes outside.
 	deny overwrite-outside "open O_TRUNC and write ~/.bashrc" same:"$H/.bashrc" -- "$A" create "$H/.bashrc"
