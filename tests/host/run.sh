@@ -306,7 +306,8 @@ snapdiff() {
 #   fd3:DIR fd5:FILE fd9:FILE     descriptors open before stepguard starts
 #   sgopt:ARG        an extra stepguard option
 #   mode-raw         `stepguard -- CMD` (no -q, no -w; cwd is the work dir)
-#   kill-parent      once the step has started, SIGKILL its parent (stepguard)
+#   kill-parent      once the step has started, SIGKILL its parent (stepguard);
+#                    a denial whose parent was not killed fails
 #   ran:PATH         informational: PATH exists if the attack got to run
 #   mode-pty         on a new terminal, whose next reader runs what was typed
 #   needs:root needs:user needs:chgrp needs:suid
@@ -400,11 +401,13 @@ with_fds() {
 	"$@"
 }
 
-# run_step confined|unconfined: run the case's command; sets RC.
+# run_step confined|unconfined: run the case's command; sets RC, and
+# NOT_KILLED (why not) when a kill-parent case's parent was not killed.
 run_step() {
 	local how=$1
 	local -a pre
 	local -a as=() senv=("${STEP_ENV[@]}")
+	NOT_KILLED=''
 	if [ "$how" = confined ]; then
 		pre=("$SG")
 		[ -n "$FILTER" ] && pre+=(--filter "$FILTER")
@@ -425,6 +428,9 @@ run_step() {
 	elif [ "$O_KILLPARENT" = 1 ]; then
 		# As a CI timeout would: SIGKILL stepguard (or the stand-in) once
 		# the step has started, and leave the step running.
+		# The job's redirection happens in the job, later: until then $OUT
+		# would still hold the last run's start line, and its parent.
+		: >"$OUT"
 		(cd "$W" && exec "${as[@]}" env -i "${senv[@]}" "${pre[@]}" "${O_CMD[@]}") >"$OUT" 2>&1 </dev/null &
 		local job=$! ppid='' n
 		for ((n = 0; n < 200; n++)); do
@@ -432,11 +438,17 @@ run_step() {
 			[ -n "$ppid" ] && break
 			sleep 0.02
 		done
-		if [ -n "$ppid" ] && [ "$ppid" = "$job" ]; then
-			kill -KILL "$ppid"
-		else
-			echo "run.sh: the step's parent ($ppid) is not the process started ($job)" >>"$OUT"
+		# What the case judges happens only once stepguard is dead: a
+		# parent that was not killed leaves the attack waiting for a death
+		# that never comes, and nothing lands.
+		if [ -z "$ppid" ]; then
+			NOT_KILLED="no step started within 4 s, so no stepguard to kill"
+		elif [ "$ppid" != "$job" ]; then
+			NOT_KILLED="the step's parent ($ppid) is not the process started ($job), which was not killed"
+		elif ! kill -KILL "$ppid" 2>/dev/null; then
+			NOT_KILLED="kill -KILL $ppid failed"
 		fi
+		[ -n "$NOT_KILLED" ] && echo "run.sh: $NOT_KILLED" >>"$OUT"
 		{ wait "$job"; } 2>/dev/null # no "Killed" notice from bash
 	else
 		(cd "$W" && with_fds "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "${pre[@]}" "${O_CMD[@]}") \
@@ -550,6 +562,7 @@ judge_reached() {
 	elif ! grep -qs '^reached ' "$REACHED"; then
 		MSGS+=("the attack started but never reached the call this case judges ($REACHED: $(tail -1 "$REACHED"))")
 	fi
+	[ -n "$NOT_KILLED" ] && MSGS+=("stepguard was not killed: $NOT_KILLED")
 }
 
 show_output() {
