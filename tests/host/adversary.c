@@ -315,6 +315,31 @@ static void mark_start(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The completion marker of an attack that runs after stepguard may be
+ * gone: opened (empty) at the start, for the reason above; "landed N" is
+ * written at the end, and the harness waits for it.
+ */
+static int open_done(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		refused("open(%s), the completion marker", path);
+	return fd;
+}
+
+static void write_done(int fd, int landed)
+{
+	char buf[32];
+
+	if (fd < 0)
+		return;
+	snprintf(buf, sizeof(buf), "landed %d\n", landed);
+	(void)write_all(fd, buf, strlen(buf));
+	close(fd);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1716,23 +1741,32 @@ static int cmd_io_uring(int argc, char **argv)
 
 /*
  * Double fork and setsid: a daemon that stepguard's wait does not see.
- * It records "PID PGID" in PIDFILE (inside the work dir, so the harness
- * can kill it), sleeps DELAY seconds, then creates NEWFILE and runs the
- * attribute attacks on ATTRTARGET; PIDFILE.done says it got that far.
+ * It records "PID PGID" in PIDFILE (inside the work dir), sleeps DELAY
+ * seconds, then creates NEWFILE and runs the attribute attacks on
+ * ATTRTARGET; PIDFILE.done gets "landed N" at its end.  Both files are
+ * opened here, before the fork, while stepguard surely runs: the daemon
+ * outlives it and could open neither (see reach()).
  */
 static int cmd_daemon_write(int argc, char **argv)
 {
 	char buf[PATH_MAX + 64];
 	long delay;
 	pid_t pid;
-	int st;
+	int st, pid_fd, done_fd;
 
 	if ((argc != 3 && argc != 4) || !parse_long(argv[0], &delay))
 		return usage_error("daemon-write DELAY PIDFILE NEWFILE [ATTRTARGET]");
+	pid_fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (pid_fd < 0)
+		return refused("open(%s)", argv[1]);
+	snprintf(buf, sizeof(buf), "%s.done", argv[1]);
+	done_fd = open_done(buf);
 	pid = fork();
 	if (pid < 0)
 		return refused("fork");
 	if (pid > 0) {
+		close(pid_fd);
+		close(done_fd);
 		waitpid(pid, &st, 0);
 		return ok("daemon launched");
 	}
@@ -1748,23 +1782,14 @@ static int cmd_daemon_write(int argc, char **argv)
 		dup2(nul, 2);
 	}
 	snprintf(buf, sizeof(buf), "%d %d\n", (int)getpid(), (int)getpgrp());
-	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd >= 0) {
-		write_all(fd, buf, strlen(buf));
-		close(fd);
-	}
+	write_all(pid_fd, buf, strlen(buf));
+	close(pid_fd);
 	sleep_ms(delay * 1000);
 	int landed = create_file(argv[2], "PWNED-DAEMON\n") == 0;
 
 	if (argc == 4)
 		landed += attr_attack(argv[3]);
-	snprintf(buf, sizeof(buf), "%s.done", argv[1]);
-	fd = open(buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		dprintf(fd, "landed %d\n", landed);
-		close(fd);
-	}
+	write_done(done_fd, landed);
 	_exit(landed ? 0 : 1);
 }
 
@@ -1776,10 +1801,12 @@ static int cmd_kill_parent_then_write(int argc, char **argv)
 {
 	char comm[64];
 	pid_t g;
-	int landed;
+	int landed, done_fd = -1;
 
 	if (argc < 1 || argc > 3)
 		return usage_error("kill-parent-then-write NEWFILE [ATTRTARGET [DONEFILE]]");
+	if (argc == 3)
+		done_fd = open_done(argv[2]);
 	g = find_guard();
 	comm_of(g, comm, sizeof(comm));
 	reach("kill(%d [%s], SIGKILL)", (int)g, comm);
@@ -1807,14 +1834,7 @@ static int cmd_kill_parent_then_write(int argc, char **argv)
 	landed = create_file(argv[0], "PWNED-AFTER-KILL\n") == 0;
 	if (argc >= 2)
 		landed += attr_attack(argv[1]);
-	if (argc == 3) {
-		int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd >= 0) {
-			dprintf(fd, "landed %d\n", landed);
-			close(fd);
-		}
-	}
+	write_done(done_fd, landed);
 	return landed ? 0 : 1;
 }
 
@@ -1825,10 +1845,12 @@ static int cmd_kill_parent_then_write(int argc, char **argv)
 static int cmd_orphan_then_write(int argc, char **argv)
 {
 	pid_t parent = getppid();
-	int landed, i;
+	int landed, i, done_fd = -1;
 
 	if (argc < 1 || argc > 3)
 		return usage_error("orphan-then-write NEWFILE [ATTRTARGET [DONEFILE]]");
+	if (argc == 3)
+		done_fd = open_done(argv[2]);
 	for (i = 0; i < 500 && getppid() == parent; i++)
 		sleep_ms(20);
 	if (getppid() == parent) {
@@ -1840,14 +1862,7 @@ static int cmd_orphan_then_write(int argc, char **argv)
 	landed = create_file(argv[0], "PWNED-ORPHAN\n") == 0;
 	if (argc >= 2)
 		landed += attr_attack(argv[1]);
-	if (argc == 3) {
-		int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-		if (fd >= 0) {
-			dprintf(fd, "landed %d\n", landed);
-			close(fd);
-		}
-	}
+	write_done(done_fd, landed);
 	return landed ? 0 : 1;
 }
 

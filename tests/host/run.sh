@@ -189,6 +189,9 @@ OUT=$LOGD/out
 # "reached" before each call a case judges.  In the work dir, where the
 # step may write; the tree judges leave it out.
 REACHED=$W/.sg-adv-reached
+# How long a case's completion marker (done:PATH) is waited for after
+# stepguard returns: its attack may run on, as a daemon or an orphan.
+DONE_WAIT=30
 
 # Who the step runs as.  Under sudo:USER the harness is root, stepguard is
 # started by root with SUDO_UID, and everything unconfined that stands for
@@ -302,13 +305,14 @@ snapdiff() {
 #   xattr:PATH=NAME=VALUE  noxattr:PATH=NAME  nodump:PATH
 #   status:nonzero   stepguard's exit status must be non-zero
 #   setup:FN teardown:FN check:FN   (check prints what landed, returns 1)
-#   wait:SECONDS  waitfile:PATH   before judging (daemons, orphans)
+#   done:PATH        the attack's completion marker ("landed N", written at
+#                    its end): waited for, up to DONE_WAIT s, before judging
+#                    (daemons, orphans); a denial without it fails
 #   fd3:DIR fd5:FILE fd9:FILE     descriptors open before stepguard starts
 #   sgopt:ARG        an extra stepguard option
 #   mode-raw         `stepguard -- CMD` (no -q, no -w; cwd is the work dir)
 #   kill-parent      once the step has started, SIGKILL its parent (stepguard);
 #                    a denial whose parent was not killed fails
-#   ran:PATH         informational: PATH exists if the attack got to run
 #   mode-pty         on a new terminal, whose next reader runs what was typed
 #   needs:root needs:user needs:chgrp needs:suid
 #   needs:scoping   (skipped where stepguard reports abstract sockets not covered)
@@ -317,8 +321,8 @@ snapdiff() {
 
 parse_opts() {
 	O_ABSENT=() O_SAME=() O_EXPECT=() O_SGOPT=()
-	O_SETUP='' O_TEARDOWN='' O_CHECK='' O_WAIT=0 O_WAITFILE='' O_FD3='' O_FD5='' O_FD9=''
-	O_MODE=normal O_NEEDS=() O_STATUS='' O_KILLPARENT=0 O_RAN=''
+	O_SETUP='' O_TEARDOWN='' O_CHECK='' O_DONE='' O_FD3='' O_FD5='' O_FD9=''
+	O_MODE=normal O_NEEDS=() O_STATUS='' O_KILLPARENT=0
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		case $1 in
 		absent:*) O_ABSENT+=("${1#absent:}") ;;
@@ -329,8 +333,7 @@ parse_opts() {
 		setup:*) O_SETUP=${1#setup:} ;;
 		teardown:*) O_TEARDOWN=${1#teardown:} ;;
 		check:*) O_CHECK=${1#check:} ;;
-		wait:*) O_WAIT=${1#wait:} ;;
-		waitfile:*) O_WAITFILE=${1#waitfile:} ;;
+		done:*) O_DONE=${1#done:} ;;
 		fd3:*) O_FD3=${1#fd3:} ;;
 		fd5:*) O_FD5=${1#fd5:} ;;
 		fd9:*) O_FD9=${1#fd9:} ;;
@@ -338,7 +341,6 @@ parse_opts() {
 		mode-raw) O_MODE=raw ;;
 		mode-pty) O_MODE=pty ;;
 		kill-parent) O_KILLPARENT=1 ;;
-		ran:*) O_RAN=${1#ran:} ;;
 		needs:*) O_NEEDS+=("${1#needs:}") ;;
 		*) echo "run.sh: bad case option $1" >&2; exit 2 ;;
 		esac
@@ -455,11 +457,13 @@ run_step() {
 			>"$OUT" 2>&1 </dev/null
 	fi
 	RC=$?
+	# A daemon or an orphan may still be at work: its own completion
+	# marker says when it is done, not a guess at how long it takes.  A
+	# step that never started has nothing to wait for.
 	local i
-	if [ -n "$O_WAITFILE" ]; then
-		for ((i = 0; i < 60; i++)); do [ -e "$O_WAITFILE" ] && break; sleep 0.05; done
+	if [ -n "$O_DONE" ] && [ -e "$REACHED" ]; then
+		for ((i = 0; i < DONE_WAIT * 20; i++)); do [ -s "$O_DONE" ] && break; sleep 0.05; done
 	fi
-	[ "$O_WAIT" != 0 ] && sleep "$O_WAIT"
 	return 0
 }
 
@@ -547,11 +551,11 @@ judge_expect() {
 }
 
 # Whether the attack started, as the user whose unconfined run proved it
-# lands, and reached the call the case judges: into MSGS.  Without this
-# a denial would pass against a stepguard that runs nothing, or stops the
-# step before its attack for any reason, or runs it as a user the attack
-# does not land as (root, for a sudo:USER step not dropped to USER), since
-# nothing would change outside.
+# lands, reached the call the case judges and, where it has one,
+# finished: into MSGS.  Without this a denial would pass against a
+# stepguard that runs nothing, or stops the step before its attack for
+# any reason, or runs it as a user the attack does not land as (root, for
+# a sudo:USER step not dropped to USER), since nothing would change outside.
 judge_reached() {
 	local other
 	other=$(grep -s '^start ' "$REACHED" | grep -v ", uid $STEP_UID\$" | head -1)
@@ -561,6 +565,9 @@ judge_reached() {
 		MSGS+=("the step did not run as $STEP_USER (uid $STEP_UID): $other")
 	elif ! grep -qs '^reached ' "$REACHED"; then
 		MSGS+=("the attack started but never reached the call this case judges ($REACHED: $(tail -1 "$REACHED"))")
+	fi
+	if [ -n "$O_DONE" ] && ! [ -s "$O_DONE" ]; then
+		MSGS+=("the attack did not finish: no completion marker $O_DONE within $DONE_WAIT s")
 	fi
 	[ -n "$NOT_KILLED" ] && MSGS+=("stepguard was not killed: $NOT_KILLED")
 }
@@ -648,13 +655,9 @@ run_case() { # KIND NAME WHAT OPTIONS... -- COMMAND...
 	# In every mode: a denial proves something only if its attack ran.
 	[ "$kind" = deny ] && judge_reached
 	grep -q '^adversary [^:]*: usage:' "$OUT" && MSGS+=("the attack was malformed (a usage error)")
-	local ran=
-	if [ -n "$O_RAN" ]; then
-		if [ -e "$O_RAN" ]; then ran=" (the attack ran to its end)"; else ran=" (the attack was stopped before its end)"; fi
-	fi
 	finish
 	if [ ${#MSGS[@]} = 0 ]; then
-		result PASS "$kind" "$name" "$what$ran"
+		result PASS "$kind" "$name" "$what"
 		[ "$VERBOSE" = 1 ] && show_output
 	else
 		result FAIL "$kind" "$name" "$what"
@@ -1142,14 +1145,14 @@ cases() {
 		"$A" deputy-ask "@sg-adv-$RUNID" "$H/deputy.txt"
 
 	# Outliving, killing and tracing stepguard.
-	deny daemon-after-exit "double-forked daemon writes 2 s after stepguard exits" wait:4 ran:"$W/daemon.pid.done" \
+	deny daemon-after-exit "double-forked daemon writes 2 s after stepguard exits" done:"$W/daemon.pid.done" \
 		absent:"$H/daemon.txt" same:"$H/.profile" -- \
 		"$A" daemon-write 2 "$W/daemon.pid" "$H/daemon.txt" "$H/.profile"
-	deny kill-guard-then-write "SIGKILL stepguard, then write and chmod/utimes/xattr" ran:"$W/kill.done" \
-		waitfile:"$W/kill.done" wait:1 absent:"$H/killed.txt" same:"$H/.profile" -- \
+	deny kill-guard-then-write "SIGKILL stepguard, then write and chmod/utimes/xattr" done:"$W/kill.done" \
+		absent:"$H/killed.txt" same:"$H/.profile" -- \
 		"$A" kill-parent-then-write "$H/killed.txt" "$H/.profile" "$W/kill.done"
 	deny guard-killed "stepguard SIGKILLed from outside; the step then writes and chmods" kill-parent \
-		ran:"$W/orphan.done" waitfile:"$W/orphan.done" wait:1 absent:"$H/orphan.txt" same:"$H/.profile" -- \
+		done:"$W/orphan.done" absent:"$H/orphan.txt" same:"$H/.profile" -- \
 		"$A" orphan-then-write "$H/orphan.txt" "$H/.profile" "$W/orphan.done"
 	deny proc-other-cwd "create via /proc/PID/cwd of an unconfined process in \$HOME" \
 		setup:start_sleeper teardown:stop_sleeper absent:"$H/pc.txt" -- \
