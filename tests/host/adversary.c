@@ -3207,6 +3207,43 @@ static int cmd_hold(int argc, char **argv)
 }
 
 /*
+ * A UTS namespace of the harness's own, for the case on /proc/sys: enter
+ * a new one, set its domainname to NAME, print "ready", wait.  A write to
+ * /proc/sys/kernel/domainname made in it changes its name only, so the
+ * unconfined run that proves such a write lands leaves the host's alone.
+ */
+static int cmd_uts_hold(int argc, char **argv)
+{
+	if (argc != 1)
+		return usage_error("uts-hold NAME");
+	if (unshare(CLONE_NEWUTS) < 0)
+		return refused("unshare(CLONE_NEWUTS)");
+	if (setdomainname(argv[0], strlen(argv[0])) < 0)
+		return refused("setdomainname(%s)", argv[0]);
+	note("ready");
+	for (;;)
+		pause();
+}
+
+/* Run CMD in the UTS namespace of process PID (a uts-hold). */
+static int cmd_uts_enter(int argc, char **argv)
+{
+	char p[64];
+	pid_t pid;
+	int fd;
+
+	if (argc < 2 || !parse_pid_arg(argv[0], &pid))
+		return usage_error("uts-enter PID CMD...");
+	snprintf(p, sizeof(p), "/proc/%d/ns/uts", (int)pid);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWUTS) < 0)
+		return refused("setns(%s)", p);
+	close(fd);
+	execvp(argv[1], argv + 1);
+	return refused("exec %s", argv[1]);
+}
+
+/*
  * A pty pair whose slave this outside process holds, as a user's terminal
  * is held by its shell: prints "ready /dev/pts/N", then copies whatever
  * the master reads (what anyone wrote to the slave) to standard output.
@@ -3788,6 +3825,8 @@ static const struct {
 	{ "fs-ioctl", cmd_fs_ioctl, "setlabel DIR LABEL|freeze DIR|thaw DIR: on the scratch fs, O_RDONLY fd" },
 	{ "hold", cmd_hold, "ARGSECRET MEMSECRET: an outside process holding secrets (harness)" },
 	{ "pty-hold", cmd_pty_hold, "hold a pty's slave, copy what the master reads (harness)" },
+	{ "uts-hold", cmd_uts_hold, "NAME: a UTS namespace whose domainname is NAME (harness)" },
+	{ "uts-enter", cmd_uts_enter, "PID CMD...: run CMD in PID's UTS namespace (harness)" },
 	{ "ipc-hold", cmd_ipc_hold, "a System V queue and segment of an outside process (harness)" },
 	{ "ipc-look", cmd_ipc_look, "KEYFILE: the queue's length, the segment's text (harness)" },
 	{ "ipc-rm", cmd_ipc_rm, "KEYFILE: remove them (harness)" },
@@ -3805,7 +3844,8 @@ static bool is_harness_helper(const char *name)
 {
 	static const char *const helpers[] = {
 		"snapshot", "snaptree", "tree", "getxattr", "get-handle", "victim", "pty-run", "deputy-serve",
-		"hold", "pty-hold", "ipc-hold", "ipc-look", "ipc-rm", "mq", "fs-state",
+		"hold", "pty-hold", "ipc-hold", "ipc-look", "ipc-rm", "mq", "fs-state", "uts-hold",
+		"uts-enter",
 	};
 
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)

@@ -229,7 +229,10 @@ STEP_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME="$AH" USER="$STEP_USER" LOGNAME
 	LANG=C.UTF-8 TERM=dumb SG_ADV_RUN="$RUNID" SG_ADV_REACHED="$REACHED")
 
 NPASS=0 NFAIL=0 NSKIP=0
-LOOPDEV='' DEPUTY_PID='' DEPUTY_SOCK='' OLD_DOMAIN='' FSLOOP='' FSMNT=''
+LOOPDEV='' DEPUTY_PID='' DEPUTY_SOCK='' FSLOOP='' FSMNT=''
+# A command prefix both runs of a case go through, set by its setup
+# (start_uts: the UTS namespace the procsys case runs in).
+STEP_WRAP=()
 MQ=/sg-adv.$MYUID.$$ # prefix of this run's POSIX message queue names
 
 # Kill whatever this run started that is still alive: every process whose
@@ -251,7 +254,6 @@ cleanup() {
 	[ -n "$DEPUTY_SOCK" ] && rm -f "$DEPUTY_SOCK"
 	[ -s "$LOGD/ipc.ids" ] && "$ADV" ipc-rm "$LOGD/ipc.ids" 2>/dev/null
 	rm_mq 2>/dev/null
-	[ -n "$OLD_DOMAIN" ] && printf '%s\n' "$OLD_DOMAIN" >/proc/sys/kernel/domainname 2>/dev/null
 	rm -rf "$BASE" "$LOGD"
 	rm -f "$T".* /dev/shm/"$SHM".* 2>/dev/null
 }
@@ -424,8 +426,8 @@ run_step() {
 		# The step types into its terminal; after it, an unconfined shell
 		# reads one line from that terminal and runs it, as a user's
 		# interactive shell would.
-		(cd "$W" && "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "$ADV" pty-run "$BASH" -c \
-			'"$@"; read -t 1 -r line && eval "$line"' bash "${pre[@]}" "${O_CMD[@]}") \
+		(cd "$W" && "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "$ADV" pty-run \
+			"$BASH" -c '"$@"; read -t 1 -r line && eval "$line"' bash "${pre[@]}" "${O_CMD[@]}") \
 			>"$OUT" 2>&1 </dev/null
 	elif [ "$O_KILLPARENT" = 1 ]; then
 		# As a CI timeout would: SIGKILL stepguard (or the stand-in) once
@@ -433,7 +435,8 @@ run_step() {
 		# The job's redirection happens in the job, later: until then $OUT
 		# would still hold the last run's start line, and its parent.
 		: >"$OUT"
-		(cd "$W" && exec "${as[@]}" env -i "${senv[@]}" "${pre[@]}" "${O_CMD[@]}") >"$OUT" 2>&1 </dev/null &
+		(cd "$W" && exec "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" "${pre[@]}" "${O_CMD[@]}") \
+			>"$OUT" 2>&1 </dev/null &
 		local job=$! ppid='' n
 		for ((n = 0; n < 200; n++)); do
 			ppid=$(sed -n 's/^adversary [^:]*: start, pid [0-9]*, ppid \([0-9]*\),.*/\1/p' "$OUT" | head -1)
@@ -453,8 +456,8 @@ run_step() {
 		[ -n "$NOT_KILLED" ] && echo "run.sh: $NOT_KILLED" >>"$OUT"
 		{ wait "$job"; } 2>/dev/null # no "Killed" notice from bash
 	else
-		(cd "$W" && with_fds "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "${pre[@]}" "${O_CMD[@]}") \
-			>"$OUT" 2>&1 </dev/null
+		(cd "$W" && with_fds "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 \
+			"${pre[@]}" "${O_CMD[@]}") >"$OUT" 2>&1 </dev/null
 	fi
 	RC=$?
 	# A daemon or an orphan may still be at work: its own completion
@@ -688,18 +691,29 @@ rm_loop() {
 	rm -f "$LOGD/loopdev" "$LOGD/loopnums"
 }
 
-save_domain() {
-	[ -w /proc/sys/kernel/domainname ] || { echo "/proc/sys/kernel/domainname is not writable"; return 1; }
-	OLD_DOMAIN=$(cat /proc/sys/kernel/domainname)
+# procsys writes /proc/sys/kernel/domainname, and a test must not change
+# the host's.  Both its runs go into a UTS namespace of the harness's
+# (adversary uts-hold), whose domainname is sg-adv-before: the file, its
+# permission check and the step's confinement are the host's, and what
+# the unconfined run writes there is gone with the namespace.
+start_uts() {
+	rm -f "$LOGD/uts"
+	env SG_ADV_RUN="$RUNID" "$ADV" uts-hold sg-adv-before >"$LOGD/uts" 2>&1 </dev/null &
+	UTS_PID=$!
+	wait_ready "$LOGD/uts" "the UTS namespace holder" || return 1
+	HOST_DOMAIN=$(cat /proc/sys/kernel/domainname)
+	STEP_WRAP=("$ADV" uts-enter "$UTS_PID")
 }
-check_domain() {
-	local now
-	now=$(cat /proc/sys/kernel/domainname)
-	[ "$now" = "$OLD_DOMAIN" ] || { echo "domainname is now '$now' (was '$OLD_DOMAIN')"; return 1; }
+stop_uts() {
+	[ -n "${UTS_PID:-}" ] && kill -KILL "$UTS_PID" 2>/dev/null && wait "$UTS_PID" 2>/dev/null
+	UTS_PID='' STEP_WRAP=()
 }
-restore_domain() {
-	[ -n "$OLD_DOMAIN" ] && printf '%s\n' "$OLD_DOMAIN" >/proc/sys/kernel/domainname
-	OLD_DOMAIN=
+check_uts() {
+	local now host
+	now=$("$ADV" uts-enter "$UTS_PID" cat /proc/sys/kernel/domainname 2>&1)
+	host=$(cat /proc/sys/kernel/domainname)
+	[ "$now" = sg-adv-before ] || { echo "the namespace's domainname is now '$now' (was sg-adv-before)"; return 1; }
+	[ "$host" = "$HOST_DOMAIN" ] || { echo "the host's domainname is now '$host' (was '$HOST_DOMAIN')"; return 1; }
 }
 
 # serve_deputy @NAME|PATH: an unconfined process of the step's user that
@@ -1172,8 +1186,8 @@ cases() {
 		sh -c "$mknod_cmd" sh "$LOGD/loopnums" "$A" "$W/blk"
 	deny device-direct "as root, write a loop device node outside the roots" needs:root \
 		setup:mk_loop teardown:rm_loop same:"$P/disk.img" -- "$A" overwrite "$LOGD/loopdev" PWNED-DEV
-	deny procsys "as root, write /proc/sys/kernel/domainname" needs:root setup:save_domain \
-		teardown:restore_domain check:check_domain -- \
+	deny procsys "as root, write /proc/sys/kernel/domainname (in a UTS namespace of the harness's)" \
+		needs:root setup:start_uts teardown:stop_uts check:check_uts -- \
 		"$A" overwrite /proc/sys/kernel/domainname sg-adv-pwned
 
 	# Reaching outside through other processes (issue 16).  The outside
