@@ -185,6 +185,13 @@ P=$BASE           # the work directory's parent
 T=/tmp/sg-adv.$MYUID.$$ # prefix of the targets in /tmp
 SHM=sg-adv.$MYUID.$$    # prefix of the names in /dev/shm
 OUT=$LOGD/out
+# The attack's own lines (adversary.c, reach()): "start" when it starts,
+# "reached" before each call a case judges.  In the work dir, where the
+# step may write; the tree judges leave it out.
+REACHED=$W/.sg-adv-reached
+# How long a case's completion marker (done:PATH) is waited for after
+# stepguard returns: its attack may run on, as a daemon or an orphan.
+DONE_WAIT=30
 
 # Who the step runs as.  Under sudo:USER the harness is root, stepguard is
 # started by root with SUDO_UID, and everything unconfined that stands for
@@ -219,10 +226,13 @@ if [ -n "${SG_ADV_SANITY_CACHE:-}" ] && [ "$LIST" = 0 ]; then
 fi
 
 STEP_ENV=(PATH=/usr/local/bin:/usr/bin:/bin HOME="$AH" USER="$STEP_USER" LOGNAME="$STEP_USER"
-	LANG=C.UTF-8 TERM=dumb SG_ADV_RUN="$RUNID")
+	LANG=C.UTF-8 TERM=dumb SG_ADV_RUN="$RUNID" SG_ADV_REACHED="$REACHED")
 
 NPASS=0 NFAIL=0 NSKIP=0
-LOOPDEV='' DEPUTY_PID='' DEPUTY_SOCK='' OLD_DOMAIN='' FSLOOP='' FSMNT=''
+LOOPDEV='' DEPUTY_PID='' DEPUTY_SOCK='' FSLOOP='' FSMNT=''
+# A command prefix both runs of a case go through, set by its setup
+# (start_uts: the UTS namespace the procsys case runs in).
+STEP_WRAP=()
 MQ=/sg-adv.$MYUID.$$ # prefix of this run's POSIX message queue names
 
 # Kill whatever this run started that is still alive: every process whose
@@ -244,7 +254,6 @@ cleanup() {
 	[ -n "$DEPUTY_SOCK" ] && rm -f "$DEPUTY_SOCK"
 	[ -s "$LOGD/ipc.ids" ] && "$ADV" ipc-rm "$LOGD/ipc.ids" 2>/dev/null
 	rm_mq 2>/dev/null
-	[ -n "$OLD_DOMAIN" ] && printf '%s\n' "$OLD_DOMAIN" >/proc/sys/kernel/domainname 2>/dev/null
 	rm -rf "$BASE" "$LOGD"
 	rm -f "$T".* /dev/shm/"$SHM".* 2>/dev/null
 }
@@ -298,12 +307,14 @@ snapdiff() {
 #   xattr:PATH=NAME=VALUE  noxattr:PATH=NAME  nodump:PATH
 #   status:nonzero   stepguard's exit status must be non-zero
 #   setup:FN teardown:FN check:FN   (check prints what landed, returns 1)
-#   wait:SECONDS  waitfile:PATH   before judging (daemons, orphans)
+#   done:PATH        the attack's completion marker ("landed N", written at
+#                    its end): waited for, up to DONE_WAIT s, before judging
+#                    (daemons, orphans); a denial without it fails
 #   fd3:DIR fd5:FILE fd9:FILE     descriptors open before stepguard starts
 #   sgopt:ARG        an extra stepguard option
 #   mode-raw         `stepguard -- CMD` (no -q, no -w; cwd is the work dir)
-#   kill-parent      once the step has started, SIGKILL its parent (stepguard)
-#   ran:PATH         informational: PATH exists if the attack got to run
+#   kill-parent      once the step has started, SIGKILL its parent (stepguard);
+#                    a denial whose parent was not killed fails
 #   mode-pty         on a new terminal, whose next reader runs what was typed
 #   needs:root needs:user needs:chgrp needs:suid
 #   needs:scoping   (skipped where stepguard reports abstract sockets not covered)
@@ -312,8 +323,8 @@ snapdiff() {
 
 parse_opts() {
 	O_ABSENT=() O_SAME=() O_EXPECT=() O_SGOPT=()
-	O_SETUP='' O_TEARDOWN='' O_CHECK='' O_WAIT=0 O_WAITFILE='' O_FD3='' O_FD5='' O_FD9=''
-	O_MODE=normal O_NEEDS=() O_STATUS='' O_KILLPARENT=0 O_RAN=''
+	O_SETUP='' O_TEARDOWN='' O_CHECK='' O_DONE='' O_FD3='' O_FD5='' O_FD9=''
+	O_MODE=normal O_NEEDS=() O_STATUS='' O_KILLPARENT=0
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		case $1 in
 		absent:*) O_ABSENT+=("${1#absent:}") ;;
@@ -324,8 +335,7 @@ parse_opts() {
 		setup:*) O_SETUP=${1#setup:} ;;
 		teardown:*) O_TEARDOWN=${1#teardown:} ;;
 		check:*) O_CHECK=${1#check:} ;;
-		wait:*) O_WAIT=${1#wait:} ;;
-		waitfile:*) O_WAITFILE=${1#waitfile:} ;;
+		done:*) O_DONE=${1#done:} ;;
 		fd3:*) O_FD3=${1#fd3:} ;;
 		fd5:*) O_FD5=${1#fd5:} ;;
 		fd9:*) O_FD9=${1#fd9:} ;;
@@ -333,7 +343,6 @@ parse_opts() {
 		mode-raw) O_MODE=raw ;;
 		mode-pty) O_MODE=pty ;;
 		kill-parent) O_KILLPARENT=1 ;;
-		ran:*) O_RAN=${1#ran:} ;;
 		needs:*) O_NEEDS+=("${1#needs:}") ;;
 		*) echo "run.sh: bad case option $1" >&2; exit 2 ;;
 		esac
@@ -396,11 +405,13 @@ with_fds() {
 	"$@"
 }
 
-# run_step confined|unconfined: run the case's command; sets RC.
+# run_step confined|unconfined: run the case's command; sets RC, and
+# NOT_KILLED (why not) when a kill-parent case's parent was not killed.
 run_step() {
 	local how=$1
 	local -a pre
 	local -a as=() senv=("${STEP_ENV[@]}")
+	NOT_KILLED=''
 	if [ "$how" = confined ]; then
 		pre=("$SG")
 		[ -n "$FILTER" ] && pre+=(--filter "$FILTER")
@@ -415,35 +426,47 @@ run_step() {
 		# The step types into its terminal; after it, an unconfined shell
 		# reads one line from that terminal and runs it, as a user's
 		# interactive shell would.
-		(cd "$W" && "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "$ADV" pty-run "$BASH" -c \
-			'"$@"; read -t 1 -r line && eval "$line"' bash "${pre[@]}" "${O_CMD[@]}") \
+		(cd "$W" && "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "$ADV" pty-run \
+			"$BASH" -c '"$@"; read -t 1 -r line && eval "$line"' bash "${pre[@]}" "${O_CMD[@]}") \
 			>"$OUT" 2>&1 </dev/null
 	elif [ "$O_KILLPARENT" = 1 ]; then
 		# As a CI timeout would: SIGKILL stepguard (or the stand-in) once
 		# the step has started, and leave the step running.
-		(cd "$W" && exec "${as[@]}" env -i "${senv[@]}" "${pre[@]}" "${O_CMD[@]}") >"$OUT" 2>&1 </dev/null &
+		# The job's redirection happens in the job, later: until then $OUT
+		# would still hold the last run's start line, and its parent.
+		: >"$OUT"
+		(cd "$W" && exec "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" "${pre[@]}" "${O_CMD[@]}") \
+			>"$OUT" 2>&1 </dev/null &
 		local job=$! ppid='' n
 		for ((n = 0; n < 200; n++)); do
 			ppid=$(sed -n 's/^adversary [^:]*: start, pid [0-9]*, ppid \([0-9]*\),.*/\1/p' "$OUT" | head -1)
 			[ -n "$ppid" ] && break
 			sleep 0.02
 		done
-		if [ -n "$ppid" ] && [ "$ppid" = "$job" ]; then
-			kill -KILL "$ppid"
-		else
-			echo "run.sh: the step's parent ($ppid) is not the process started ($job)" >>"$OUT"
+		# What the case judges happens only once stepguard is dead: a
+		# parent that was not killed leaves the attack waiting for a death
+		# that never comes, and nothing lands.
+		if [ -z "$ppid" ]; then
+			NOT_KILLED="no step started within 4 s, so no stepguard to kill"
+		elif [ "$ppid" != "$job" ]; then
+			NOT_KILLED="the step's parent ($ppid) is not the process started ($job), which was not killed"
+		elif ! kill -KILL "$ppid" 2>/dev/null; then
+			NOT_KILLED="kill -KILL $ppid failed"
 		fi
+		[ -n "$NOT_KILLED" ] && echo "run.sh: $NOT_KILLED" >>"$OUT"
 		{ wait "$job"; } 2>/dev/null # no "Killed" notice from bash
 	else
-		(cd "$W" && with_fds "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 "${pre[@]}" "${O_CMD[@]}") \
-			>"$OUT" 2>&1 </dev/null
+		(cd "$W" && with_fds "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" timeout -k 5 60 \
+			"${pre[@]}" "${O_CMD[@]}") >"$OUT" 2>&1 </dev/null
 	fi
 	RC=$?
+	# A daemon or an orphan may still be at work: its own completion
+	# marker says when it is done, not a guess at how long it takes.  A
+	# step that never started has nothing to wait for.
 	local i
-	if [ -n "$O_WAITFILE" ]; then
-		for ((i = 0; i < 60; i++)); do [ -e "$O_WAITFILE" ] && break; sleep 0.05; done
+	if [ -n "$O_DONE" ] && [ -e "$REACHED" ]; then
+		for ((i = 0; i < DONE_WAIT * 20; i++)); do [ -s "$O_DONE" ] && break; sleep 0.05; done
 	fi
-	[ "$O_WAIT" != 0 ] && sleep "$O_WAIT"
 	return 0
 }
 
@@ -530,6 +553,28 @@ judge_expect() {
 	done
 }
 
+# Whether the attack started, as the user whose unconfined run proved it
+# lands, reached the call the case judges and, where it has one,
+# finished: into MSGS.  Without this a denial would pass against a
+# stepguard that runs nothing, or stops the step before its attack for
+# any reason, or runs it as a user the attack does not land as (root, for
+# a sudo:USER step not dropped to USER), since nothing would change outside.
+judge_reached() {
+	local other
+	other=$(grep -s '^start ' "$REACHED" | grep -v ", uid $STEP_UID\$" | head -1)
+	if ! grep -qs '^start ' "$REACHED"; then
+		MSGS+=("the step never ran: no start line in $REACHED (stepguard exit status $RC)")
+	elif [ -n "$other" ]; then
+		MSGS+=("the step did not run as $STEP_USER (uid $STEP_UID): $other")
+	elif ! grep -qs '^reached ' "$REACHED"; then
+		MSGS+=("the attack started but never reached the call this case judges ($REACHED: $(tail -1 "$REACHED"))")
+	fi
+	if [ -n "$O_DONE" ] && ! [ -s "$O_DONE" ]; then
+		MSGS+=("the attack did not finish: no completion marker $O_DONE within $DONE_WAIT s")
+	fi
+	[ -n "$NOT_KILLED" ] && MSGS+=("stepguard was not killed: $NOT_KILLED")
+}
+
 show_output() {
 	sed -n '1,25s/^/        | /p' "$OUT"
 }
@@ -610,20 +655,12 @@ run_case() { # KIND NAME WHAT OPTIONS... -- COMMAND...
 	if [ "$O_STATUS" = nonzero ] && [ "$RC" = 0 ]; then
 		MSGS+=("stepguard exited 0")
 	fi
-	# A denial case proves something only if the attack ran: its first
-	# line says so (a proof that it ran, not of what it did).
-	if [ "$kind" = deny ] && [ "$O_MODE" = normal ] &&
-		! grep -q '^adversary [^:]*: start' "$OUT"; then
-		MSGS+=("the step never ran (stepguard exit status $RC)")
-	fi
+	# In every mode: a denial proves something only if its attack ran.
+	[ "$kind" = deny ] && judge_reached
 	grep -q '^adversary [^:]*: usage:' "$OUT" && MSGS+=("the attack was malformed (a usage error)")
-	local ran=
-	if [ -n "$O_RAN" ]; then
-		if [ -e "$O_RAN" ]; then ran=" (the attack ran to its end)"; else ran=" (the attack was stopped before its end)"; fi
-	fi
 	finish
 	if [ ${#MSGS[@]} = 0 ]; then
-		result PASS "$kind" "$name" "$what$ran"
+		result PASS "$kind" "$name" "$what"
 		[ "$VERBOSE" = 1 ] && show_output
 	else
 		result FAIL "$kind" "$name" "$what"
@@ -654,18 +691,29 @@ rm_loop() {
 	rm -f "$LOGD/loopdev" "$LOGD/loopnums"
 }
 
-save_domain() {
-	[ -w /proc/sys/kernel/domainname ] || { echo "/proc/sys/kernel/domainname is not writable"; return 1; }
-	OLD_DOMAIN=$(cat /proc/sys/kernel/domainname)
+# procsys writes /proc/sys/kernel/domainname, and a test must not change
+# the host's.  Both its runs go into a UTS namespace of the harness's
+# (adversary uts-hold), whose domainname is sg-adv-before: the file, its
+# permission check and the step's confinement are the host's, and what
+# the unconfined run writes there is gone with the namespace.
+start_uts() {
+	rm -f "$LOGD/uts"
+	env SG_ADV_RUN="$RUNID" "$ADV" uts-hold sg-adv-before >"$LOGD/uts" 2>&1 </dev/null &
+	UTS_PID=$!
+	wait_ready "$LOGD/uts" "the UTS namespace holder" || return 1
+	HOST_DOMAIN=$(cat /proc/sys/kernel/domainname)
+	STEP_WRAP=("$ADV" uts-enter "$UTS_PID")
 }
-check_domain() {
-	local now
-	now=$(cat /proc/sys/kernel/domainname)
-	[ "$now" = "$OLD_DOMAIN" ] || { echo "domainname is now '$now' (was '$OLD_DOMAIN')"; return 1; }
+stop_uts() {
+	[ -n "${UTS_PID:-}" ] && kill -KILL "$UTS_PID" 2>/dev/null && wait "$UTS_PID" 2>/dev/null
+	UTS_PID='' STEP_WRAP=()
 }
-restore_domain() {
-	[ -n "$OLD_DOMAIN" ] && printf '%s\n' "$OLD_DOMAIN" >/proc/sys/kernel/domainname
-	OLD_DOMAIN=
+check_uts() {
+	local now host
+	now=$("$ADV" uts-enter "$UTS_PID" cat /proc/sys/kernel/domainname 2>&1)
+	host=$(cat /proc/sys/kernel/domainname)
+	[ "$now" = sg-adv-before ] || { echo "the namespace's domainname is now '$now' (was sg-adv-before)"; return 1; }
+	[ "$host" = "$HOST_DOMAIN" ] || { echo "the host's domainname is now '$host' (was '$HOST_DOMAIN')"; return 1; }
 }
 
 # serve_deputy @NAME|PATH: an unconfined process of the step's user that
@@ -946,7 +994,10 @@ cases() {
 	deny acceptance "stepguard -- sh -c 'echo x > ~/x; chmod 600 ~/.profile; touch -d 2001-01-01 ~/.profile'" \
 		mode-raw status:nonzero setup:setup_real_home teardown:restore_real_home \
 		absent:"$AH/x" same:"$AH/.profile" -- \
-		sh -c 'echo x > ~/x; chmod 600 ~/.profile; touch -d 2001-01-01 ~/.profile'
+		sh -c 'm() { echo "$1" >>"$SG_ADV_REACHED"; }; m "start acceptance: pid $$, uid $(id -u)"
+			m "reached acceptance: echo x > ~/x"; echo x > ~/x
+			m "reached acceptance: chmod 600 ~/.profile"; chmod 600 ~/.profile
+			m "reached acceptance: touch -d 2001-01-01 ~/.profile"; touch -d 2001-01-01 ~/.profile'
 
 	# Writing, truncating, making and removing nodes outside.
 	deny overwrite-outside "open O_TRUNC and write ~/.bashrc" same:"$H/.bashrc" -- "$A" create "$H/.bashrc"
@@ -1108,14 +1159,14 @@ cases() {
 		"$A" deputy-ask "@sg-adv-$RUNID" "$H/deputy.txt"
 
 	# Outliving, killing and tracing stepguard.
-	deny daemon-after-exit "double-forked daemon writes 2 s after stepguard exits" wait:4 ran:"$W/daemon.pid.done" \
+	deny daemon-after-exit "double-forked daemon writes 2 s after stepguard exits" done:"$W/daemon.pid.done" \
 		absent:"$H/daemon.txt" same:"$H/.profile" -- \
 		"$A" daemon-write 2 "$W/daemon.pid" "$H/daemon.txt" "$H/.profile"
-	deny kill-guard-then-write "SIGKILL stepguard, then write and chmod/utimes/xattr" ran:"$W/kill.done" \
-		waitfile:"$W/kill.done" wait:1 absent:"$H/killed.txt" same:"$H/.profile" -- \
+	deny kill-guard-then-write "SIGKILL stepguard, then write and chmod/utimes/xattr" done:"$W/kill.done" \
+		absent:"$H/killed.txt" same:"$H/.profile" -- \
 		"$A" kill-parent-then-write "$H/killed.txt" "$H/.profile" "$W/kill.done"
 	deny guard-killed "stepguard SIGKILLed from outside; the step then writes and chmods" kill-parent \
-		ran:"$W/orphan.done" waitfile:"$W/orphan.done" wait:1 absent:"$H/orphan.txt" same:"$H/.profile" -- \
+		done:"$W/orphan.done" absent:"$H/orphan.txt" same:"$H/.profile" -- \
 		"$A" orphan-then-write "$H/orphan.txt" "$H/.profile" "$W/orphan.done"
 	deny proc-other-cwd "create via /proc/PID/cwd of an unconfined process in \$HOME" \
 		setup:start_sleeper teardown:stop_sleeper absent:"$H/pc.txt" -- \
@@ -1135,8 +1186,8 @@ cases() {
 		sh -c "$mknod_cmd" sh "$LOGD/loopnums" "$A" "$W/blk"
 	deny device-direct "as root, write a loop device node outside the roots" needs:root \
 		setup:mk_loop teardown:rm_loop same:"$P/disk.img" -- "$A" overwrite "$LOGD/loopdev" PWNED-DEV
-	deny procsys "as root, write /proc/sys/kernel/domainname" needs:root setup:save_domain \
-		teardown:restore_domain check:check_domain -- \
+	deny procsys "as root, write /proc/sys/kernel/domainname (in a UTS namespace of the harness's)" \
+		needs:root setup:start_uts teardown:stop_uts check:check_uts -- \
 		"$A" overwrite /proc/sys/kernel/domainname sg-adv-pwned
 
 	# Reaching outside through other processes (issue 16).  The outside
