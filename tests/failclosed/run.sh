@@ -394,6 +394,19 @@ ran_confined() {
 }
 # reset_probe: undo a probe run, for the next run in the same tree
 reset_probe() { rm -f "$W/ran" "$H/pwn"; chmod 644 "$H/.profile"; }
+# control WHAT [VAR=VALUE...] -- STEPGUARD-ARGS... --: the run of a refusal
+# above without its fault.  The probe must run, confined: what shows that
+# the refused run would have run the step, so that a refusal of a step
+# that never runs at all proves nothing.  The probe is undone after.
+control() {
+	local what=$1
+	shift
+	reset_probe
+	: >"$OUT"
+	sg_run "$@" "${PROBE[@]}"
+	ran_confined "control: $what"
+	reset_probe
+}
 
 result() { # PASS|FAIL|SKIP NAME REASON
 	printf '%s %s — %s\n' "$1" "$2" "$3"
@@ -435,12 +448,14 @@ t_policy_missing() {
 	printf '[stepguard]\nmode = enforce\n' >"$B/present.ini"
 	chmod 644 "$B/present.ini"
 	own "$B/present.ini"
+	control "STEPGUARD_POLICY naming a file" STEPGUARD_POLICY="$B/present.ini" -- -q --filter landlock -w "$W" --
 	sg_run -- -q --filter landlock -p "$B/present.ini" --rules-dir "$B/absent.d" -w "$W" -- "${PROBE[@]}"
 	want 64 "absent\.d: cannot open the drop-in directory: No such file or directory"
 	not_run "--rules-dir"
-	# counterpart: the same run with the file there
-	sg_run -- -q --filter landlock -p "$B/present.ini" -w "$W" -- "${PROBE[@]}"
-	ran_confined "counterpart: the policy present"
+	control "-p naming a file" -- -q --filter landlock -p "$B/present.ini" -w "$W" --
+	mkdir "$B/absent.d"
+	own "$B/absent.d"
+	control "--rules-dir naming a directory" -- -q --filter landlock -p "$B/present.ini" --rules-dir "$B/absent.d" -w "$W" --
 	verdict "a missing -p file, STEPGUARD_POLICY file or --rules-dir: exit 64 naming it, nothing ran; present, the step runs confined"
 }
 
@@ -468,6 +483,10 @@ t_policy_unreadable() {
 	sg_run -- -q --filter landlock -p "$B/policy-dir" -w "$W" -- "${PROBE[@]}"
 	want 64 "policy-dir: refused: not a regular file"
 	not_run "a directory as policy"
+	printf '[stepguard]\nmode = enforce\n' >"$B/file.ini"
+	chmod 644 "$B/file.ini"
+	own "$B/file.ini"
+	control "a regular file as policy" -- -q --filter landlock -p "$B/file.ini" -w "$W" --
 	if [ "$TU" = root ]; then
 		extra="; as root every file is readable (CAP_DAC_OVERRIDE): EACCES is tested as $SUITE_USER"
 	else
@@ -488,13 +507,15 @@ t_policy_unreadable() {
 		sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/closed.d" -w "$W" -- "${PROBE[@]}"
 		want 64 "closed\.d: cannot open the drop-in directory: Permission denied"
 		not_run "unreadable drop-in dir"
-		# counterpart: readable, the same policy runs
-		chmod 644 "$B/secret.ini"
-		sg_run -- -q --filter landlock -p "$B/secret.ini" -w "$W" -- "${PROBE[@]}"
-		ran_confined "counterpart: the policy made readable"
-		extra="; a policy, drop-in or drop-in dir this user cannot read (mode 000, EACCES): 64 naming it, not run; made readable, it runs confined"
+		# made readable, each runs
+		chmod 644 "$B/secret.ini" "$B/rules.d/10-secret.ini"
+		chmod 755 "$B/closed.d"
+		control "the policy made readable" -- -q --filter landlock -p "$B/secret.ini" -w "$W" --
+		control "the drop-in made readable" -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" --
+		control "the drop-in dir made readable" -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/closed.d" -w "$W" --
+		extra="; a policy, drop-in or drop-in dir this user cannot read (mode 000, EACCES): 64 naming it, not run; made readable, each runs confined"
 	fi
-	verdict "a directory given as the policy: 64 (not a regular file), not run$extra"
+	verdict "a directory given as the policy: 64 (not a regular file), not run; a file there runs confined$extra"
 }
 
 # --- syntax errors -----------------------------------------------------------
@@ -520,11 +541,15 @@ t_policy_syntax() {
 	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- "${PROBE[@]}"
 	want 64 "rules\.d/20-bad\.ini:3: "
 	not_run "drop-in"
-	# counterpart: the drop-in mended
+	# each mended, it runs
+	printf '[stepguard]\nmode = enforce\n' >"$B/bad.ini"
+	printf '[stepguard]\nmode = enforce\n' >"$B/hdr.ini"
+	printf '[stepguard]\nfilter = landlock\n' >"$B/value.ini"
 	printf '[writes]\ncache = /tmp\n' >"$B/rules.d/20-bad.ini"
-	rm -f "$W/ran" && : >"$OUT"
-	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- /bin/sh -c 'echo ran > ran'
-	need "counterpart: the mended drop-in did not run (status $RC)" rc_is 0
+	control "bad.ini mended" -- -q --filter landlock -p "$B/bad.ini" -w "$W" --
+	control "hdr.ini mended" -- -q --filter landlock -p "$B/hdr.ini" -w "$W" --
+	control "value.ini mended" -- -q -p "$B/value.ini" -w "$W" --
+	control "the drop-in mended" -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" --
 	verdict "a line without =, an unclosed header, a bad filter value, a bad drop-in line: 64 with file:line, nothing ran; mended, it runs"
 }
 
@@ -562,11 +587,19 @@ t_policy_writable() {
 		want 64 "foreign\.ini: refused: is owned by another user"
 		not_run "owned by $other"
 	fi
-	# counterpart: 0644 file, 0755 dir with a 0644 drop-in
-	chmod 644 "$B/rules.d/10-a.ini"
-	sg_run -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" -- "${PROBE[@]}"
-	ran_confined "counterpart: 0644 and 0755"
-	verdict "policy 0666 and 0620, drop-in dir 0777, drop-in 0666${other:+, policy owned by $other}: 64 naming the file, nothing ran; 0644/0755 runs confined"
+	# each without its fault, it runs
+	chmod 644 "$B/w666.ini" "$B/rules.d/10-a.ini"
+	chmod 640 "$B/w620.ini"
+	chmod 755 "$B/open.d"
+	control "w666.ini made 0644" -- -q --filter landlock -p "$B/w666.ini" -w "$W" --
+	control "w620.ini made 0640" -- -q --filter landlock -p "$B/w620.ini" -w "$W" --
+	control "open.d made 0755" -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/open.d" -w "$W" --
+	control "the drop-in made 0644" -- -q --filter landlock -p "$B/ok.ini" --rules-dir "$B/rules.d" -w "$W" --
+	if [ -n "$other" ]; then
+		chown "$TU" "$B/foreign.ini"
+		control "foreign.ini given back to $TU" -- -q --filter landlock -p "$B/foreign.ini" -w "$W" --
+	fi
+	verdict "policy 0666 and 0620, drop-in dir 0777, drop-in 0666${other:+, policy owned by $other}: 64 naming the file, nothing ran; each mended (0644, 0640, 0755${other:+, owned}) runs confined"
 }
 
 # --- roots that do not exist ------------------------------------------------------
@@ -584,7 +617,21 @@ t_root_missing() {
 	sg_run -- -q --filter landlock -p "$B/p.ini" -w "$W" -- "${PROBE[@]}"
 	want 64 "p\.ini:3: \[writes\] extra: cannot open \"$B/absent\": No such file or directory"
 	not_run "[writes]"
-	verdict "-w, --allow-write and a [writes] entry naming nothing: 64 naming it (with file:line), nothing ran"
+	# the directory made, each form runs the probe, and the root is bound:
+	# the probe's mark lands in it
+	mkdir "$B/absent"
+	own "$B/absent"
+	sg_run -- -q --filter landlock -w "$B/absent" -- /bin/sh -c "$PROBE_SH" sh "$B/absent" "$H"
+	need "control: -w made: the step did not run in it" present "$B/absent/ran"
+	rm -f "$B/absent/ran"
+	sg_run -- -q --filter landlock -w "$W" --allow-write "$B/absent" -- /bin/sh -c "$PROBE_SH" sh "$B/absent" "$H"
+	need "control: --allow-write made: the step did not write into it" present "$B/absent/ran"
+	rm -f "$B/absent/ran"
+	sg_run -- -q --filter landlock -p "$B/p.ini" -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$B/absent" "$H"
+	need "control: the [writes] root made: the step did not write into it" present "$B/absent/ran"
+	need "control: a write outside landed" absent "$H/pwn"
+	need "control: \$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	verdict "-w, --allow-write and a [writes] entry naming nothing: 64 naming it (with file:line), nothing ran; the directory made, each runs confined and writes there"
 }
 
 t_root_missing_optional() {
@@ -635,7 +682,20 @@ t_root_symlink() {
 	sg_run -- -q --filter landlock -p "$B/p.ini" -w "$W" -- "${PROBE[@]}"
 	want 64 "p\.ini:2: \[writes\] via: \"$H\" contains the home directory"
 	not_run "[writes] -> \$HOME"
-	verdict "a symlink root is resolved once, at the start (-v shows the target); one to \$HOME or / is refused with 64, nothing ran"
+	# the same runs with a link to an ordinary directory (for -w, the first
+	# run above): the step runs and writes through it
+	mkdir "$B/extra"
+	own "$B/extra"
+	ln -s "$B/extra" "$B/xlink"
+	sg_run -- -q --filter landlock -w "$W" --allow-write "$B/xlink" -- /bin/sh -c "$PROBE_SH" sh "$B/xlink" "$H"
+	need "control: --allow-write a link to a directory: the step did not write there" present "$B/extra/ran"
+	rm -f "$B/extra/ran"
+	printf '[writes]\nvia = %s/xlink\n' "$B" >"$B/p.ini"
+	sg_run -- -q --filter landlock -p "$B/p.ini" -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$B/xlink" "$H"
+	need "control: [writes] a link to a directory: the step did not write there" present "$B/extra/ran"
+	need "control: a write outside landed" absent "$H/pwn"
+	need "control: \$HOME/.profile changed mode" mode_is "$H/.profile" 644
+	verdict "a symlink root is resolved once, at the start (-v shows the target); one to \$HOME or / is refused with 64, nothing ran; as -w, --allow-write or [writes], one to a directory runs confined and writes there"
 }
 
 t_root_symlink_retarget() {
@@ -754,9 +814,10 @@ t_backend_ebpf_by_name() {
 	want 71 "filter bpf-fmod is unavailable"
 	not_run "policy filter = bpf-fmod"
 	[ "$TU" != root ] && need "as a user: the message does not say eBPF needs root" out_has "needs root"
-	# counterpart: Landlock by name runs
-	sg_run -- -q --filter landlock -w "$W" -- "${PROBE[@]}"
-	ran_confined "counterpart: --filter landlock"
+	# Landlock by name, by option and by policy, runs
+	control "--filter landlock" -- -q --filter landlock -w "$W" --
+	printf '[stepguard]\nfilter = landlock\n' >"$B/p.ini"
+	control "policy filter = landlock" -- -q -p "$B/p.ini" -w "$W" --
 	verdict "bpf-lsm and bpf-fmod by name (option or policy) where they cannot be used: 71, the reason, 'the step was not run', never replaced by Landlock"
 }
 
@@ -798,7 +859,13 @@ t_backend_bpf_lsm_inactive() {
 	need "no 'the step was not run'" out_has "the step was not run"
 	need "programs were loaded or pinned" out_has "^pins: *$"
 	not_run
-	verdict "bpffs mounted, LSM list without bpf: --filter bpf-lsm refused before loading anything (nothing pinned), 71, not run"
+	# the control: the same namespace, Landlock asked for, runs the probe
+	ns_run '
+		mount -t tmpfs none /sys/kernel/security || exit 91
+		printf "lockdown,capability,landlock\n" > /sys/kernel/security/lsm
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -q --filter landlock -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"'
+	ran_confined "control: the same namespace, --filter landlock"
+	verdict "bpffs mounted, LSM list without bpf: --filter bpf-lsm refused before loading anything (nothing pinned), 71, not run; --filter landlock there runs confined"
 }
 
 t_backend_ebpf_load_refused() {
@@ -818,6 +885,7 @@ t_backend_ebpf_load_refused() {
 	need "--filter bpf-fmod: not exit 71" out_has '^status: 71$'
 	need "--filter bpf-fmod: no 'the kernel refused the filter'" out_has "filter bpf-fmod is unavailable \(bpf-fmod: the kernel refused the filter"
 	need "programs were pinned after the refusal" out_has "^pins: *$"
+	not_run "--filter bpf-fmod"
 	need "auto: exit status not 1 (the probe's last command, a refused chmod)" out_has '^auto status: 1$'
 	need "auto did not fall back to landlock with the eBPF reason on the start line" \
 		out_has "write filter landlock\+supervisor \(Landlock ABI [0-9]+\), seccomp \[eBPF: .*the kernel refused the filter"
@@ -945,9 +1013,14 @@ t_backend_supervisor_no_proc() {
 	# step never runs.
 	want 71 "cannot supervise the step .*; the step was not run"
 	not_run
-	need "a write outside landed" absent "$H/pwn"
-	need "\$HOME/.profile changed mode" mode_is "$H/.profile" 644
-	verdict "no /proc for the supervisor: supervision fails before the step's exec returns, stepguard exits 71 and the step never ran; nothing landed outside"
+	# the control: the same mount namespace with /proc runs the probe
+	(cd "$W" && SGU=$SGU W=$W H=$H PROBE_SH=$PROBE_SH unshare -m --propagation private bash -c '
+		env -i PATH=/usr/bin:/bin HOME="$H" "$SGU" -q --filter landlock -w "$W" -- /bin/sh -c "$PROBE_SH" sh "$W" "$H"') \
+		>"$OUT" 2>&1 </dev/null
+	RC=$?
+	logrun "(mount namespace with /proc) stepguard --filter landlock -- probe"
+	ran_confined "control: a mount namespace with /proc"
+	verdict "no /proc for the supervisor: supervision fails before the step's exec returns, stepguard exits 71 and the step never ran; with /proc the same runs confined"
 }
 
 # --- killed -------------------------------------------------------------------------
