@@ -64,6 +64,19 @@ refute() {
 	fi
 }
 
+# The unprivileged user the steps of caps.sh, summary.sh, landlock-log.sh
+# and tmpdir-sudo-user run as.  As root it is made when missing, as
+# tests/host and tests/failclosed do, so that a machine without it fails
+# here instead of skipping those cases unseen.  SG_NO_SGTEST=REASON runs
+# without it: each case that needs it then says SKIP.
+if [ "$(id -u)" = 0 ] && ! id sgtest >/dev/null 2>&1; then
+	if [ -n "${SG_NO_SGTEST:-}" ]; then
+		echo "SKIP the user sgtest: not created (SG_NO_SGTEST: $SG_NO_SGTEST); the cases that need it skip"
+	elif ! useradd -m sgtest >/dev/null 2>&1 || ! id sgtest >/dev/null 2>&1; then
+		ko "sgtest: no user sgtest, and useradd -m sgtest failed (SG_NO_SGTEST=REASON runs without it)"
+	fi
+fi
+
 E=(env -i PATH=/usr/bin:/bin HOME="$H")
 
 # --- the acceptance cases of the rulings --------------------------------
