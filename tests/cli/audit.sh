@@ -214,7 +214,7 @@ printf '## Earlier step\n\nkeep me\n' >summary.md
 before=$(cat summary.md)
 out=$(GITHUB_STEP_SUMMARY=$T/summary.md "$SG" audit --github both.log 2>&1)
 rc=$?
-[ "$rc" = 0 ] && ok || ko "github: status $rc"
+[ "$rc" = 0 ] && grep -q '^::error title=stepguard denied' <<<"$out" && ok || ko "github: status $rc: $out"
 grep -qxF '::error title=stepguard denied open::/home/u/.bashrc (step build, touch pid 101, 2 times)' \
 	<<<"$out" && ok || ko "github-error: $out"
 grep -qxF '::error title=stepguard denied rename::/w/x -> /etc/x (step build, mv pid 103)' \
