@@ -16,26 +16,34 @@ ko() {
 }
 
 # expect STATUS NEEDLE NAME -- COMMAND...: the command exits with STATUS and
-# its stdout+stderr contains NEEDLE (empty: anything).
+# its stdout+stderr contains NEEDLE.
 expect() {
 	local want=$1 needle=$2 name=$3
 	shift 4
 	local out rc
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ "$rc" = "$want" ] && { [ -z "$needle" ] || grep -qF -- "$needle" <<<"$out"; }; then
+	if [ "$rc" = "$want" ] && grep -qF -- "$needle" <<<"$out"; then
 		ok
 	else
 		ko "$name: status $rc (want $want), output:"
 		head -20 <<<"$out"
 	fi
 }
-# refute NEEDLE NAME -- COMMAND...: stdout+stderr must not contain NEEDLE.
+# refute STATUS SHOWN HIDDEN NAME -- COMMAND...: the command exits with
+# STATUS, its stdout+stderr contains SHOWN (so it is the real output: a
+# binary that prints nothing must fail) and never HIDDEN.
 refute() {
-	local needle=$1 name=$2
-	shift 3
-	if "$@" 2>&1 | grep -qF -- "$needle"; then
-		ko "$name: output contains $needle"
+	local want=$1 shown=$2 hidden=$3 name=$4
+	shift 5
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$want" ] || ! grep -qF -- "$shown" <<<"$out"; then
+		ko "$name: status $rc (want $want), or no line with $shown: the output judged is not stepguard's:"
+		head -20 <<<"$out"
+	elif grep -qF -- "$hidden" <<<"$out"; then
+		ko "$name: output contains $hidden"
 	else
 		ok
 	fi
@@ -103,7 +111,7 @@ expect 0 '         2  /home/u' text-by-prefix -- "$SG" audit both.log
 expect 0 '/tmp/a\xff\x0ab  (denied unlink, step build)' text-escapes-kept -- "$SG" audit both.log
 expect 0 '/w/x -> /etc/x' text-rename-both-paths -- "$SG" audit both.log
 expect 0 '6 records of other steps left out' step-filter -- "$SG" audit --step test both.log
-refute 'touch' step-filter-excludes -- "$SG" audit --step test both.log
+refute 0 '/etc/passwd' 'touch' step-filter-excludes -- "$SG" audit --step test both.log
 expect 0 'No denials.' empty-file -- "$SG" audit empty.log
 expect 0 '0 records in 1 file' empty-stdin -- "$SG" audit </dev/null
 expect 0 '4 denials (0 audited)' stdin-dash -- "$SG" audit - <build.log
@@ -127,7 +135,8 @@ expect 0 'incomplete: 43 refusals not in this log (40 missing from the file, 3 l
 	text-incomplete-header -- "$SG" audit gaps.log
 expect 0 'No denials recorded, but 5 were lost (see Incomplete above).' text-none-but-lost -- \
 	"$SG" audit lost.log
-refute 'No denials.' text-never-no-denials-over-a-loss -- "$SG" audit lost.log
+refute 0 'No denials recorded, but 5 were lost' 'No denials.' text-never-no-denials-over-a-loss -- \
+	"$SG" audit lost.log
 out=$("$SG" audit --github gaps.log lost.log 2>&1)
 for want in \
 	'::warning title=stepguard missing records::step build (run 123): 40 refusals not in this log (the end records count 52, the log holds 12)' \
@@ -154,9 +163,10 @@ GITHUB_STEP_SUMMARY=$T/gaps.md "$SG" audit --github gaps.log >/dev/null 2>&1
 grep -qxF -- '- step `build` (run `123`): 40 refusals not in this log (the end records count 52, the log holds 12)' \
 	gaps.md && ok || ko "summary-gaps: $(cat gaps.md)"
 
-# never a raw control byte on the terminal
+# never a raw control byte on the terminal: the path is there, escaped
 out=$("$SG" audit ctl.log 2>&1)
-if grep -q $'\x1b\|\x07' <<<"$out"; then ko "ctl-bytes: raw control bytes printed"; else ok; fi
+if ! grep -qF '/tmp/\x1b]0;owned\x07' <<<"$out"; then ko "ctl-bytes: the path is not shown escaped: $out"
+elif grep -q $'\x1b\|\x07' <<<"$out"; then ko "ctl-bytes: raw control bytes printed"; else ok; fi
 expect 0 '/tmp/\x1b]0;owned\x07' ctl-bytes-shown-escaped -- "$SG" audit ctl.log
 
 # --- problems: reported with file and line, the rest summarised, 65 ------
@@ -171,7 +181,8 @@ expect 65 '"torn": 1' torn-json -- "$SG" audit --json torn.log
 
 # --- usage and unreadable input: 64, and no summary ---------------------------
 expect 64 'no-such.log: No such file or directory' missing-file -- "$SG" audit build.log no-such.log
-refute 'stepguard audit:' missing-file-no-summary -- "$SG" audit build.log no-such.log
+refute 64 'no-such.log: No such file or directory' 'stepguard audit:' missing-file-no-summary -- \
+	"$SG" audit build.log no-such.log
 expect 64 'Is a directory' directory -- "$SG" audit .
 expect 64 'give one of --json and --github' json-and-github -- "$SG" audit --json --github build.log
 expect 64 'unknown option --frobnicate' unknown-option -- "$SG" audit --frobnicate build.log
@@ -203,7 +214,7 @@ printf '## Earlier step\n\nkeep me\n' >summary.md
 before=$(cat summary.md)
 out=$(GITHUB_STEP_SUMMARY=$T/summary.md "$SG" audit --github both.log 2>&1)
 rc=$?
-[ "$rc" = 0 ] && ok || ko "github: status $rc"
+[ "$rc" = 0 ] && grep -q '^::error title=stepguard denied' <<<"$out" && ok || ko "github: status $rc: $out"
 grep -qxF '::error title=stepguard denied open::/home/u/.bashrc (step build, touch pid 101, 2 times)' \
 	<<<"$out" && ok || ko "github-error: $out"
 grep -qxF '::error title=stepguard denied rename::/w/x -> /etc/x (step build, mv pid 103)' \
@@ -212,14 +223,16 @@ grep -qxF '::warning title=stepguard audited chmod::/etc/passwd (step test, pid 
 	<<<"$out" && ok || ko "github-audited: $out"
 grep -qxF '::warning title=stepguard lost events::step build (run r1): 2 refusals could not be logged (ring buffer full)' \
 	<<<"$out" && ok || ko "github-lost: $out"
-# appended, never truncated: the earlier content is still first
-[ "$(head -c ${#before} summary.md)" = "$before" ] && ok || ko "summary-truncated: $(cat summary.md)"
+# appended, never truncated: the earlier content is still first, and the
+# summary follows it
+[ "$(head -c ${#before} summary.md)" = "$before" ] && grep -q '^### stepguard audit' summary.md && ok ||
+	ko "summary-truncated: $(cat summary.md)"
 grep -qF '| `build` | 1 | 4 | 0 | 2 | `bpf-fmod` |' summary.md && ok || ko "summary-step-row: $(cat summary.md)"
 grep -qF '| 2 | denied | `open` | `/home/u/.bashrc` | `build` |' summary.md && ok ||
 	ko "summary-top-path: $(cat summary.md)"
 GITHUB_STEP_SUMMARY=$T/summary.md "$SG" audit --github test.log >/dev/null 2>&1
-[ "$(grep -c '^### stepguard audit' summary.md)" = 2 ] && ok || ko "summary-second-append"
-[ "$(head -c ${#before} summary.md)" = "$before" ] && ok || ko "summary-truncated-second"
+[ "$(grep -c '^### stepguard audit' summary.md)" = 2 ] && [ "$(head -c ${#before} summary.md)" = "$before" ] &&
+	ok || ko "summary-second-append: $(cat summary.md)"
 # GitHub's escaping: a path with % and a newline stays one command
 rec '{"event":"denial","step":"s","pid":5,"op":"open","path":"/w/100%\n::add-mask::x","decision":"denied"}' >gh.log
 out=$("$SG" audit --github gh.log 2>&1)
@@ -227,7 +240,8 @@ out=$("$SG" audit --github gh.log 2>&1)
 	<<<"$out" && ok || ko "github-escaping: $out"
 expect 65 '::warning title=stepguard audit::bad.log:7: not JSON' github-problems -- \
 	"$SG" audit --github bad.log
-expect 0 '' github-without-summary -- env -u GITHUB_STEP_SUMMARY "$SG" audit --github both.log
+expect 0 '::error title=stepguard denied open::/home/u/.bashrc' github-without-summary -- \
+	env -u GITHUB_STEP_SUMMARY "$SG" audit --github both.log
 expect 74 'GITHUB_STEP_SUMMARY' summary-unwritable -- \
 	env GITHUB_STEP_SUMMARY="$T/no/such/dir/summary.md" "$SG" audit --github both.log
 # a new summary file is created

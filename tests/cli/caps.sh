@@ -148,11 +148,17 @@ else
 	visible='ipcs -q | awk "{print \$2}" | grep -qx'
 	# unconfined, the queue is there: the attack would land
 	sh -c "$visible $q" || bad "ipc-control: the queue $q is not visible even unconfined"
+	# The step says "ran", looks for the queue, tries to remove it by its
+	# id, and makes and removes one of its own: the queue outside unseen
+	# and intact, its own made and gone.
 	out=$("${E[@]}" "$SG" -q -w work -- sh -c "echo ran; $visible $q && echo seen; \
+		ipcrm -q $q 2>/dev/null && echo removed; echo tried; \
 		own=\$(ipcmk -Q | grep -o '[0-9]*\$') && $visible \$own && ipcrm -q \$own && echo own-ok" 2>&1)
 	if grep -qx ran <<<"$out" && ! grep -qx seen <<<"$out" && grep -qx own-ok <<<"$out"; then ok; else
 		bad "ipc-private: $out"; fi
-	sh -c "$visible $q" && ok || bad "ipc-outside-intact: queue $q is gone"
+	if grep -qx tried <<<"$out" && ! grep -qx removed <<<"$out" && sh -c "$visible $q"; then ok; else
+		bad "ipc-outside-intact: the step's ipcrm -q $q (tried: $(grep -cx tried <<<"$out")) removed it, or it is gone: $out"
+	fi
 fi
 
 # --- root dropping to sgtest (sudo stepguard on a runner) ---------------------

@@ -69,19 +69,32 @@ if [ ! -s options.txt ] || [ ! -s commands.txt ]; then
 	exit 1
 fi
 
+# Every judgement below is --check's status and its decision line.  A
+# binary that prints no decision judges nothing: stop here, before the
+# CLI is handed to it some hundred times.
+out=$(env -i PATH=/usr/bin:/bin HOME="$T/home" "$SG" -p empty.ini -w work --check -- true 2>&1)
+if ! grep -q '^decision: run' <<<"$out"; then
+	echo "FAIL model-cli: stepguard --check -- true printed no 'decision: run' line:"
+	head -5 <<<"$out"
+	exit 1
+fi
+
 # The ruling options of the shipped policy ("--x=value"): given their own value.
 ruling=$("${E[@]}" "$SG" -p empty.ini -w work --check 2>/dev/null |
 	sed -n 's/^ruling-options +\{0,1\}= //p' | tr '\n' ' ')
 
 fail=0 checked=0
-# check NAME WANT MESSAGE -- ARGS...: stepguard --check on "claude ARGS".
+# check NAME WANT MESSAGE -- ARGS...: stepguard --check on "claude ARGS":
+# status WANT, and the decision line that goes with it.
 check() {
-	local name=$1 want=$2 what=$3 out rc
+	local name=$1 want=$2 what=$3 out rc decision
 	shift 4
 	out=$("${E[@]}" "$SG" -p empty.ini -w work --check -- "$CLI" "$@" 2>&1)
 	rc=$?
 	checked=$((checked + 1))
-	if [ "$rc" != "$want" ]; then
+	decision='^decision: run'
+	[ "$want" = 77 ] && decision='^decision: refused'
+	if [ "$rc" != "$want" ] || ! grep -q "$decision" <<<"$out"; then
 		fail=$((fail + 1))
 		printf 'FAIL model-cli %s: %s: status %s, want %s:\n%s\n' "$name" "$what" "$rc" "$want" \
 			"$(grep -A1 '^decision:' <<<"$out" | head -3)"

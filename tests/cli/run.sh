@@ -1,8 +1,18 @@
 #!/bin/bash
 # Command-line tests of the built stepguard: statuses and messages, judged
-# from outside.  Usage: STEPGUARD=build/stepguard bash tests/cli/run.sh
+# from outside.  Usage: STEPGUARD=build/stepguard bash tests/cli/run.sh [-v]
+# (-v: a PASS line for each case too).
+#
+# A refusal is judged with the evidence that the step would have run: a
+# marker the step wrote in its work dir before its attempt, or a control
+# run of the same step without the fault that does write it.  Every check
+# that an output lacks something also checks that the output is the real
+# one (a line that must be there is there): a stepguard that prints
+# nothing, or runs nothing, fails them.
 set -u
 SG=${STEPGUARD:?set STEPGUARD to the binary under test}
+VERBOSE=0
+[ "${1:-}" = -v ] && VERBOSE=1
 here=$(cd "$(dirname "$0")" && pwd)
 pass=0 fail=0
 T=$(mktemp -d /tmp/sg-cli.XXXXXX)
@@ -11,32 +21,61 @@ trap 'rm -rf "$T" "$H"' EXIT
 cd "$T" || exit 1
 mkdir work
 
-# expect STATUS NEEDLE -- COMMAND...: the command exits with STATUS and its
-# stdout+stderr contains NEEDLE (empty: anything).
+ok() {
+	pass=$((pass + 1))
+	[ "$VERBOSE" = 1 ] && echo "PASS $1"
+	return 0
+}
+ko() {
+	fail=$((fail + 1))
+	printf 'FAIL %s\n' "$*"
+}
+# expect STATUS NEEDLE NAME -- COMMAND...: the command exits with STATUS and
+# its stdout+stderr contains NEEDLE.
 expect() {
 	local want=$1 needle=$2 name=$3
 	shift 4
 	local out rc
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ "$rc" = "$want" ] && { [ -z "$needle" ] || grep -qF -- "$needle" <<<"$out"; }; then
-		pass=$((pass + 1))
+	if [ "$rc" = "$want" ] && grep -qF -- "$needle" <<<"$out"; then
+		ok "$name"
 	else
-		fail=$((fail + 1))
-		printf 'FAIL %s: status %s (want %s), output:\n%s\n' "$name" "$rc" "$want" "$out" | head -20
+		ko "$name: status $rc (want $want), output:"
+		head -20 <<<"$out"
 	fi
 }
-# refute NEEDLE -- COMMAND...: the output must not contain NEEDLE.
+# refute STATUS SHOWN HIDDEN NAME -- COMMAND...: the command exits with
+# STATUS, its output contains SHOWN (so it is the real output) and never
+# HIDDEN.
 refute() {
-	local needle=$1 name=$2
-	shift 3
-	if "$@" 2>&1 | grep -qF -- "$needle"; then
-		fail=$((fail + 1))
-		printf 'FAIL %s: output contains %s\n' "$name" "$needle"
+	local want=$1 shown=$2 hidden=$3 name=$4
+	shift 5
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$want" ] || ! grep -qF -- "$shown" <<<"$out"; then
+		ko "$name: status $rc (want $want), or no line with $shown: the output judged is not stepguard's:"
+		head -20 <<<"$out"
+	elif grep -qF -- "$hidden" <<<"$out"; then
+		ko "$name: output contains $hidden"
 	else
-		pass=$((pass + 1))
+		ok "$name"
 	fi
 }
+
+# The unprivileged user the steps of caps.sh, summary.sh, landlock-log.sh
+# and tmpdir-sudo-user run as.  As root it is made when missing, as
+# tests/host and tests/failclosed do, so that a machine without it fails
+# here instead of skipping those cases unseen.  SG_NO_SGTEST=REASON runs
+# without it: each case that needs it then says SKIP.
+if [ "$(id -u)" = 0 ] && ! id sgtest >/dev/null 2>&1; then
+	if [ -n "${SG_NO_SGTEST:-}" ]; then
+		echo "SKIP the user sgtest: not created (SG_NO_SGTEST: $SG_NO_SGTEST); the cases that need it skip"
+	elif ! useradd -m sgtest >/dev/null 2>&1 || ! id sgtest >/dev/null 2>&1; then
+		ko "sgtest: no user sgtest, and useradd -m sgtest failed (SG_NO_SGTEST=REASON runs without it)"
+	fi
+fi
 
 E=(env -i PATH=/usr/bin:/bin HOME="$H")
 
@@ -61,16 +100,26 @@ expect 0 'decision: run' cred-empty-tools -- \
 	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-test "$SG" --check -- claude -p hi --tools ""
 expect 0 'decision: run' scrub-zero -- \
 	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0 "$SG" --check -- sh -c true
-# the refusal happens on a real run too, before anything starts
-expect 77 'ruling 1' run-refused -- \
-	"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" -- sh -c 'touch ran'
-[ ! -e ran ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL run-refused: the command ran"; }
-# a credential's value is never printed, in --check or in a refusal
-refute sk-ant-SECRET cred-value-hidden-check -- \
+# the refusal happens on a real run too, before anything starts; the
+# control, the scrub variable 0, shows the same command does make work/ran
+out=$("${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=0 "$SG" -q -w work -- sh -c 'touch work/ran' 2>&1); rc=$?
+if [ "$rc" = 0 ] && [ -e work/ran ]; then
+	rm -f work/ran
+	expect 77 'ruling 1' run-refused -- \
+		"${E[@]}" CLAUDE_CODE_SUBPROCESS_ENV_SCRUB=1 "$SG" -w work -- sh -c 'touch work/ran'
+	[ ! -e work/ran ] && ok run-refused-not-run || ko "run-refused-not-run: the command ran"
+else
+	ko "run-refused: the control (the scrub variable 0) did not run the step: status $rc: $out"
+fi
+rm -f work/ran
+# a credential's value is never printed, in --check or in a refusal; what
+# is printed in its place is
+HID='(an argument holding the value of ANTHROPIC_API_KEY or part of it, not shown)'
+refute 77 "--tools grants the tool $HID" sk-ant-SECRET cred-value-hidden-check -- \
 	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-SECRET "$SG" --check -- claude --tools sk-ant-SECRET
-refute sk-ant-SECRET cred-value-hidden-run -- \
+refute 77 "the option $HID grants tools" sk-ant-SECRET cred-value-hidden-run -- \
 	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-SECRET "$SG" -- claude --allowedTools=sk-ant-SECRET
-refute sk-ant-SECRET cred-value-hidden-verbose -- \
+refute 77 'the command env is not the model CLI' sk-ant-SECRET cred-value-hidden-verbose -- \
 	"${E[@]}" ANTHROPIC_API_KEY=sk-ant-SECRET "$SG" -v --check -- env
 
 # --- policy errors name file and line ------------------------------------
@@ -135,22 +184,33 @@ expect 64 'is not a directory' workdir-file -- "${E[@]}" "$SG" -w bad.ini --chec
 # --- the log -----------------------------------------------------------------
 expect 64 'inside the writable root' log-inside-root-check -- \
 	"${E[@]}" "$SG" -w work --log work/x.log --check
-expect 64 'inside the writable root' log-inside-root-run -- "${E[@]}" "$SG" -w work --log work/x.log -- true
-[ ! -e work/x.log ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL log-inside-root: created"; }
+# on a real run: refused before the log is made; the control, the same
+# run with the log outside the root, makes it
+out=$("${E[@]}" "$SG" -q -w work --log "$T/x.log" -- true 2>&1); rc=$?
+if [ "$rc" = 0 ] && [ -s "$T/x.log" ]; then
+	expect 64 'inside the writable root' log-inside-root-run -- "${E[@]}" "$SG" -w work --log work/x.log -- true
+	[ ! -e work/x.log ] && ok log-inside-root-not-created || ko "log-inside-root-not-created: created"
+else
+	ko "log-inside-root-run: the control (the log outside the root) made no log: status $rc: $out"
+fi
 expect 64 'its directory' log-missing-dir -- "${E[@]}" "$SG" -w work --log "$T/absent/x.log" --check
 printf '[stepguard]\nkeep-fds = 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19\n' > fds.ini
 expect 64 'fds.ini:2: [stepguard] keep-fds: 17 descriptors, at most 16' keep-fds-limit -- \
 	"${E[@]}" "$SG" -p fds.ini -w work --check
 
 # --- inherited descriptors: closed above 2 unless the policy keeps them -------
+# The step marks its work dir before it writes to 7: sh's own error and
+# status 2 are the refusal, the marker that it was tried.
 exec 7>"$T/fd7.txt"
-out=$("${E[@]}" "$SG" -q -w work -- sh -c 'echo via7 >&7' 2>&1); rc=$?
-if [ "$rc" -ne 0 ] && [ ! -s "$T/fd7.txt" ]; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL fd-closed: status $rc, fd 7 wrote: $(cat "$T/fd7.txt") $out"; fi
+out=$("${E[@]}" "$SG" -q -w work -- sh -c 'echo tried >work/fd7.tried; echo via7 >&7' 2>&1); rc=$?
+if [ "$rc" = 2 ] && [ -e work/fd7.tried ] && grep -q '7: Bad file descriptor' <<<"$out" &&
+	[ ! -s "$T/fd7.txt" ]; then ok fd-closed; else
+	ko "fd-closed: status $rc (want sh's 2), tried: $([ -e work/fd7.tried ] && echo yes || echo no), fd 7 wrote: $(cat "$T/fd7.txt") $out"; fi
+rm -f work/fd7.tried
 printf '[stepguard]\nkeep-fds = 7\n' > keep.ini
 out=$("${E[@]}" "$SG" -q -p keep.ini -w work -- sh -c 'echo via7 >&7' 2>&1); rc=$?
-if [ "$rc" -eq 0 ] && grep -q via7 "$T/fd7.txt"; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL fd-kept: status $rc: $out"; fi
+if [ "$rc" -eq 0 ] && grep -q via7 "$T/fd7.txt"; then ok fd-kept; else
+	ko "fd-kept: status $rc: $out"; fi
 exec 7>&-
 
 # --- a credential, or a piece of it, in argv: named, never shown or logged ----
@@ -159,16 +219,17 @@ mkdir -p bin && printf '#!/bin/sh\nexit 0\n' >bin/claude && chmod 755 bin/claude
 out=$("${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work --log "$T/cred.log" -- \
 	"$T/bin/claude" --tools "" -- "review ${K:0:24}" 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && grep -qF '(redacted: contains the value of ANTHROPIC_API_KEY or part of it)' "$T/cred.log" &&
-	! grep -qF "${K:13:4}" "$T/cred.log"; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL credential-piece-logged: status $rc: $out $(cat "$T/cred.log")"; fi
+	! grep -qF "${K:13:4}" "$T/cred.log"; then ok credential-piece-logged; else
+	ko "credential-piece-logged: status $rc: $out $(cat "$T/cred.log")"; fi
 expect 77 'the tool (an argument holding the value of ANTHROPIC_API_KEY or part of it, not shown)' \
 	credential-piece-explained -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- claude --tools "${K:0:20}"
-refute "${K:22:4}" credential-piece-not-shown -- \
+refute 77 "the command $HID is not the model CLI" "${K:22:4}" credential-piece-not-shown -- \
 	"${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- "${K:20:10}" --tools ""
 # a command that passes the ruling but cannot be run is named in the error
 expect 127 '(the command, holding the value of ANTHROPIC_API_KEY or part of it, not shown): No such file' \
 	credential-piece-not-found -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work -- "$T/no-${K:30:8}/claude" --tools ""
-refute "${K:30:8}" credential-piece-not-found-not-shown -- \
+refute 127 '(the command, holding the value of ANTHROPIC_API_KEY or part of it, not shown): No such file' \
+	"${K:30:8}" credential-piece-not-found-not-shown -- \
 	"${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work -- "$T/no-${K:30:8}/claude" --tools ""
 
 # --- the step's private temporary directory (issue 14) -----------------------
@@ -184,26 +245,27 @@ case $td in /tmp/stepguard-step-*) ok=1 ;; *) ok=0 ;; esac
 if [ "$rc" -eq 0 ] && [ "$ok" = 1 ] && grep -qx "tmp=$td|$td|$td|$td" <<<"$out" &&
 	grep -qx "mode=700 owner=$(id -u)" <<<"$out" && grep -q "^made=$td/tmp\." <<<"$out" &&
 	grep -qx sorted <<<"$out" && grep -qx done <<<"$out" && ! grep -q tmp-landed <<<"$out" &&
+	grep -q 'cannot create /tmp/sg-cli-tmp-probe\.[0-9]*: Permission denied' <<<"$out" &&
 	cmp -s work/sorted <(sort big) && grep -qF "writable: $td (temporary directory)" <<<"$out" &&
-	[ ! -e "$td" ]; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL tmpdir-default: status $rc, dir '$td' (exists: $([ -e "$td" ] && echo yes || echo no)): $out"; fi
+	[ ! -e "$td" ]; then ok tmpdir-default; else
+	ko "tmpdir-default: status $rc, dir '$td' (exists: $([ -e "$td" ] && echo yes || echo no)): $out"; fi
 rm -f /tmp/sg-cli-tmp-probe.*
 # the start record names it; the end record says it was removed
 if grep -q '"event":"start".*"tmpdir":"'"$td"'"' "$T/tmp.log" &&
-	grep -q '"event":"end".*"tmpdir_removed":true' "$T/tmp.log"; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL tmpdir-log: $(cat "$T/tmp.log")"; fi
+	grep -q '"event":"end".*"tmpdir_removed":true' "$T/tmp.log"; then ok tmpdir-log; else
+	ko "tmpdir-log: $(cat "$T/tmp.log")"; fi
 # two steps at once get two directories
 "${E[@]}" "$SG" -q -w work -- sh -c 'echo "$TMPDIR" >"$TMPDIR/me"; sleep 1; cat "$TMPDIR/me"' >c1.out 2>&1 &
 c1=$!
 "${E[@]}" "$SG" -q -w work -- sh -c 'echo "$TMPDIR" >"$TMPDIR/me"; sleep 1; cat "$TMPDIR/me"' >c2.out 2>&1
 wait $c1
 if [ -s c1.out ] && [ -s c2.out ] && ! cmp -s c1.out c2.out && grep -q '^/tmp/stepguard-step-' c1.out; then
-	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tmpdir-concurrent: $(cat c1.out c2.out)"; fi
+	ok tmpdir-concurrent; else ko "tmpdir-concurrent: $(cat c1.out c2.out)"; fi
 # $RUNNER_TEMP is the base when set; the step's name is in the directory's name
 mkdir -m 0755 rt
 out=$("${E[@]}" RUNNER_TEMP="$T/rt" "$SG" -q -w work -s build -- sh -c 'echo "$TMPDIR"; touch "$TMPDIR/x"' 2>&1); rc=$?
 if [ "$rc" -eq 0 ] && grep -q "^$T/rt/stepguard-build-" <<<"$out" && [ -z "$(ls rt)" ]; then
-	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tmpdir-runner-temp: status $rc: $out; left: $(ls rt)"; fi
+	ok tmpdir-runner-temp; else ko "tmpdir-runner-temp: status $rc: $out; left: $(ls rt)"; fi
 expect 64 'its base '"$T"'/absent ($RUNNER_TEMP): No such file' tmpdir-runner-temp-missing -- \
 	"${E[@]}" RUNNER_TEMP="$T/absent" "$SG" -w work -- true
 mkdir -m 0777 shared && chmod 0777 shared
@@ -218,20 +280,25 @@ expect 0 '# temporary directory: none (tmpd.ini:2)' tmpdir-off-check -- \
 	"${E[@]}" "$SG" -p tmpd.ini -s plain -w work --check -- true
 out=$("${E[@]}" "$SG" -p tmpd.ini -s keep -w work -- sh -c 'echo kept >"$TMPDIR/f"' 2>&1); rc=$?
 kd=$(sed -n "s/^stepguard: the step's temporary directory is kept: //p" <<<"$out")
-if [ "$rc" -eq 0 ] && [ -n "$kd" ] && [ "$(cat "$kd/f" 2>/dev/null)" = kept ]; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL tmpdir-kept: status $rc: $out"; fi
+if [ "$rc" -eq 0 ] && [ -n "$kd" ] && [ "$(cat "$kd/f" 2>/dev/null)" = kept ]; then ok tmpdir-kept; else
+	ko "tmpdir-kept: status $rc: $out"; fi
 # another step's directory is not this step's root
 out=$("${E[@]}" "$SG" -q -w work -- sh -c 'echo ran; echo x >"$0/g"' "$kd" 2>&1); rc=$?
-if [ -n "$kd" ] && [ "$rc" -ne 0 ] && grep -qx ran <<<"$out" && [ ! -e "$kd/g" ]; then pass=$((pass + 1)); else
-	fail=$((fail + 1)); echo "FAIL tmpdir-other-step-refused: status $rc: $out"; fi
+if [ -n "$kd" ] && [ "$rc" -ne 0 ] && grep -qx ran <<<"$out" && [ ! -e "$kd/g" ]; then
+	ok tmpdir-other-step-refused; else ko "tmpdir-other-step-refused: status $rc: $out"; fi
 [ -n "$kd" ] && rm -rf "$kd"
 expect 0 '#   temporary directory: a new one under /tmp (base: the default)' tmpdir-check -- \
 	"${E[@]}" "$SG" -w work --check -- true
-# --check makes nothing
-before=$(ls -d /tmp/stepguard-* 2>/dev/null | wc -l)
-"${E[@]}" "$SG" -q -w work --check -- true >/dev/null 2>&1
-after=$(ls -d /tmp/stepguard-* 2>/dev/null | wc -l)
-[ "$before" = "$after" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL tmpdir-check-makes-nothing: $before -> $after"; }
+# --check makes nothing, in a base of its own where the control, a real
+# run, does make the step's directory
+mkdir -m 0755 rtc
+out=$("${E[@]}" RUNNER_TEMP="$T/rtc" "$SG" -w work --check -- true 2>&1); rc=$?
+made=$(ls rtc)
+out2=$("${E[@]}" RUNNER_TEMP="$T/rtc" "$SG" -q -w work -- sh -c 'echo "$TMPDIR"' 2>&1)
+if [ "$rc" = 0 ] && [ -z "$made" ] && grep -q '^decision: run' <<<"$out" &&
+	grep -qF "temporary directory: a new one under $T/rtc" <<<"$out" && grep -q "^$T/rtc/stepguard-step-" <<<"$out2"; then
+	ok tmpdir-check-makes-nothing; else
+	ko "tmpdir-check-makes-nothing: status $rc, made '$made': $out; the control run: $out2"; fi
 # root dropping to the user (sudo): the directory is the user's
 if [ "$(id -u)" = 0 ] && id sgtest >/dev/null 2>&1; then
 	chmod 0777 work
@@ -239,7 +306,7 @@ if [ "$(id -u)" = 0 ] && id sgtest >/dev/null 2>&1; then
 		sh -c 'id -u; stat -c "%u %a" "$TMPDIR"; mktemp -p "$TMPDIR" >/dev/null && echo made' 2>&1); rc=$?
 	chmod 0755 work
 	if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | tr '\n' ' ')" = "$(id -u sgtest) $(id -u sgtest) 700 made " ]; then
-		pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tmpdir-sudo-user: status $rc: $out"; fi
+		ok tmpdir-sudo-user; else ko "tmpdir-sudo-user: status $rc: $out"; fi
 else
 	echo "SKIP tmpdir-sudo-user: needs root and the user sgtest"
 fi
@@ -256,7 +323,8 @@ expect 64 'unknown option --frobnicate (see' unknown-option -- "${E[@]}" "$SG" -
 # inside a cluster getopt has not moved on: the letter and its cluster, not argv[0]
 expect 64 'unknown option -x in "-xv"' unknown-option-cluster-first -- "${E[@]}" "$SG" -xv -- true
 expect 64 'unknown option -x in "-vx"' unknown-option-cluster-last -- "${E[@]}" "$SG" -vx -- true
-refute 'stepguard --help): ' unknown-option-cluster-not-argv0 -- "${E[@]}" "$SG" -xv -- true
+refute 64 'unknown option -x in "-xv" (see stepguard --help)' 'stepguard --help): ' \
+	unknown-option-cluster-not-argv0 -- "${E[@]}" "$SG" -xv -- true
 expect 64 'option -p needs a value in "-vp"' needs-value-cluster -- "${E[@]}" "$SG" -vp
 expect 64 '--filter takes' bad-filter -- "${E[@]}" "$SG" --filter seccomp -- true
 expect 0 'decision: policy valid, write filter available' check-no-command -- "${E[@]}" "$SG" -w work --check
@@ -302,7 +370,7 @@ expect 0 'decision: run' ruling-option-same-value -- \
 # an option nobody classified: said to be unknown, not an invitation to list it
 expect 77 "unknown to this stepguard's model" unknown-cli-option -- \
 	"${C[@]}" claude -p --tools "" --frobnicate -- hi
-refute 'flag-options or value-options' unknown-cli-option-no-invitation -- \
+refute 77 "unknown to this stepguard's model" 'flag-options or value-options' unknown-cli-option-no-invitation -- \
 	"${C[@]}" claude -p --tools "" --frobnicate -- hi
 # each credential variable, and each channel that carries a key, makes ruling 2 apply
 for v in ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN AWS_BEARER_TOKEN_BEDROCK \
@@ -324,41 +392,41 @@ done
 # every option and subcommand of the real CLI's --help is classified
 STEPGUARD=$SG bash "$here/model-cli.sh"
 case $? in
-0) pass=$((pass + 1)) ;;
+0) ok model-cli ;;
 77) ;; # skipped, and said why; never counted as passed
-*) fail=$((fail + 1)); echo "FAIL model-cli: see above" ;;
+*) ko "model-cli: see above" ;;
 esac
 
 # tar x and lchmod through /proc/self/fd, and another process's fd refused
 STEPGUARD=$SG bash "$here/procfd.sh"
 case $? in
-0) pass=$((pass + 1)) ;;
+0) ok procfd ;;
 77) ;; # skipped, and said why; never counted as passed
-*) fail=$((fail + 1)); echo "FAIL procfd: see above" ;;
+*) ko "procfd: see above" ;;
 esac
 
 # every refusal on Landlock recorded, audit mode on Landlock, the failing step's summary
 STEPGUARD=$SG bash "$here/landlock-log.sh"
 case $? in
-0) pass=$((pass + 1)) ;;
+0) ok landlock-log ;;
 77) ;; # skipped, and said why; never counted as passed
-*) fail=$((fail + 1)); echo "FAIL landlock-log: see above" ;;
+*) ko "landlock-log: see above" ;;
 esac
 
 # a failing step ends with the summary of its refusals and their fix (issue 15)
 STEPGUARD=$SG bash "$here/summary.sh"
 case $? in
-0) pass=$((pass + 1)) ;;
+0) ok summary ;;
 77) ;; # skipped, and said why; never counted as passed
-*) fail=$((fail + 1)); echo "FAIL summary: see above" ;;
+*) ko "summary: see above" ;;
 esac
 
 # what a step runs without: a root step's capabilities, core dumps, IPC (issue 16)
 STEPGUARD=$SG bash "$here/caps.sh"
 case $? in
-0) pass=$((pass + 1)) ;;
+0) ok caps ;;
 77) ;; # skipped, and said why; never counted as passed
-*) fail=$((fail + 1)); echo "FAIL caps: see above" ;;
+*) ko "caps: see above" ;;
 esac
 
 echo "cli: $pass passed, $fail failed"
