@@ -277,8 +277,13 @@ int sg_spawn(char *const argv[], char *const envp[], const struct sg_child_ops *
 		close(pipefd[0]);
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		/* The child's own report, when it failed first, says more. */
-		if ((size_t)got == sizeof(rep) && rep.stage == 0) {
+		/*
+		 * The child's own report, when it failed first, says more.
+		 * ECANCELED is not such a report: it is the child seeing the
+		 * parent give up (EOF on its wait), so it only echoes this
+		 * failure, and whether it arrives before the kill is a race.
+		 */
+		if ((size_t)got == sizeof(rep) && rep.stage == 0 && rep.errnum != ECANCELED) {
 			rep.what[sizeof(rep.what) - 1] = '\0';
 			snprintf(msg, msglen, "%s failed: %s; the step was not run", rep.what,
 				 strerror(rep.errnum));
