@@ -357,6 +357,14 @@ mutants:
 mutants-quick:
 	bash tests/mutants/run.sh --quick
 
+# Do the suites judge what they say?  Each against the real build and
+# three stand-ins that confine nothing (tests/standin/run.sh); root, about
+# 40 minutes, the vm part a boot per stand-in.  Not in CI: a proof of the
+# tests, rerun when they change.
+.PHONY: standin
+standin: all $(BUILD)/tests/adversary $(BUILD)/tests/fchelper $(BUILD)/tests/bpfdrive
+	BUILD=$(BUILD) bash tests/standin/run.sh $(STANDIN_SUITES)
+
 .PHONY: fresh
 fresh:
 	bash tests/fresh/run.sh $(if $(filter 1,$(FRESH_CHECK)),--check)
