@@ -20,6 +20,27 @@ pass() { vm_result PASS "$@"; }
 fail() { vm_result FAIL "$@"; }
 skip() { vm_result SKIP "$@"; }
 
+# vm_plan N [WHAT]: this file will report N more results.  A file declares
+# its plan from what the boot gives it (the modes, the passes), before the
+# work: run.sh adds up each file's plans and fails the file when it
+# reported fewer or more results than that, so a file that stopped
+# half-way, or a branch that returned without its rows, cannot pass short.
+vm_plan() {
+	echo "VMTEST-PLAN $1 ${2:-}"
+}
+
+# vm_needs FILE: what FILE's "# needs:" line names and this image lacks
+# (a command, or an absolute path).  run.sh refuses to boot without it;
+# this is for images built by hand.
+vm_needs() {
+	for _need in $(sed -n 's/^# needs: *//p' "$1"); do
+		case $_need in
+		/*) [ -e "$_need" ] ;;
+		*) command -v "$_need" > /dev/null ;;
+		esac || printf ' %s' "$_need"
+	done
+}
+
 vm_show() { sed 's/^/    | /'; }
 
 # vm_cmdline KEY: the value of KEY=... on the kernel command line.

@@ -2,11 +2,12 @@
 # proves its confinement (--self-test), and refuses to start when the
 # backend it needs is missing (the fail-closed row "Landlock off": the VM
 # is booted with lsm= lacking landlock).
+#
+# needs: stepguard
 
-if ! command -v stepguard > /dev/null; then
-	skip stepguard "stepguard is not in the image (not built)"
-	return 0
-fi
+# version, check-true, self-test, run-true, self-test-fmod; one bpf-lsm
+# row; two Landlock rows; unload, unload-again
+vm_plan 10
 
 # The step's work directory: stepguard confines writes to it.
 mkdir -p /tmp/work /home/sgtest/work

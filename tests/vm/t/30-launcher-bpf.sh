@@ -8,10 +8,17 @@
 # the first loaded; two concurrent steps cannot write each other's work
 # dir; a rename out is refused and logged with both ends.  And an
 # unprivileged stepguard never uses eBPF.
+#
+# needs: stepguard bpfdrive
 
-if ! command -v stepguard > /dev/null; then
-	skip launcher-bpf "stepguard is not in the image (not built)"
-	return 0
+# Each mode's suite: pin-cold, pin-reuse, scopes; p51, p51-log, audit,
+# audit-log; rename; without-root, without-user; killed, killed-gc.
+# Then sg-log-lines, and the unprivileged rows sg-user-auto,
+# sg-user-auto-log, sg-user-bpf-fmod, sg-user-bpf-fmod-ran.
+if vm_lsm_active bpf; then
+	vm_plan $((2 * 12 + 5)) "bpf-lsm and bpf-fmod, 12 each; 5 more"
+else
+	vm_plan $((12 + 5)) "bpf-fmod, 12; 5 more"
 fi
 have_bpfdrive=0
 command -v bpfdrive > /dev/null && have_bpfdrive=1

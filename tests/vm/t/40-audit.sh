@@ -1,11 +1,12 @@
 # 40-audit.sh — `stepguard audit` on a real eBPF log: the four P-51
 # denials a step leaves are summarised in text, as JSON, and as GitHub
 # annotations, and the job summary is appended to, never truncated.
+#
+# needs: stepguard
 
-if ! command -v stepguard > /dev/null; then
-	skip audit "stepguard is not in the image (not built)"
-	return 0
-fi
+# audit-step, -step-fs, -text, -text-paths, -github, -github-count,
+# -summary, -summary-appended, -json
+vm_plan 9
 
 ALOG=/var/log/sg-audit.json
 W=/var/tmp/sga/work
