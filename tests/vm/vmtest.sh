@@ -77,20 +77,67 @@ vm_run() {
 }
 vm_out() { cat "$VMTEST_STATE/$1.out"; }
 
+# _vm_why NAME STATUS REGEX: after vm_run NAME, why it did not give STATUS
+# and (if REGEX is not empty) output matching REGEX (grep -Ei); empty when
+# it did
+_vm_why() {
+	if [ "$vm_status" != "$2" ]; then
+		_o=$(head -c 200 "$VMTEST_STATE/$1.out" | tr '\n' ' ')
+		echo "exit $vm_status, expected $2: ${_o:-(no output)}"
+	elif [ -n "$3" ] && ! grep -Eiq "$3" "$VMTEST_STATE/$1.out"; then
+		echo "exit $vm_status as expected, but the output does not match /$3/"
+	fi
+}
+
 # vm_expect NAME STATUS [REGEX] CMD...: PASS when CMD exits with STATUS
 # and (if REGEX is not empty) its output matches REGEX (grep -Ei).
 vm_expect() {
 	_n=$1 _want=$2 _re=$3
 	shift 3
 	vm_run "$_n" "$@"
-	if [ "$vm_status" != "$_want" ]; then
-		_o=$(head -c 200 "$VMTEST_STATE/$_n.out" | tr '\n' ' ')
-		fail "$_n" "exit $vm_status, expected $_want: ${_o:-(no output)}"
-	elif [ -n "$_re" ] && ! grep -Eiq "$_re" "$VMTEST_STATE/$_n.out"; then
-		fail "$_n" "exit $vm_status as expected, but the output does not match /$_re/"
+	_why=$(_vm_why "$_n" "$_want" "$_re")
+	if [ -n "$_why" ]; then
+		fail "$_n" "$_why"
 	else
 		pass "$_n" "exit $vm_status${_re:+, output matches /$_re/}"
 	fi
+}
+
+# vm_refused NAME STATUS REGEX MARKER CMD...: CMD must refuse to start
+# its step: exit STATUS, output matching REGEX, and no MARKER, the file
+# the step writes first.  Without the marker, a launcher that ran the step
+# and then exited with the refusal's status would pass.
+# vm_ran NAME STATUS REGEX MARKER CMD...: the control, the same step
+# allowed: STATUS, REGEX, and the step wrote MARKER.
+vm_refused() {
+	_n=$1 _want=$2 _re=$3 _mk=$4
+	shift 4
+	rm -f "$_mk"
+	vm_run "$_n" "$@"
+	_why=$(_vm_why "$_n" "$_want" "$_re")
+	if [ -n "$_why" ]; then
+		fail "$_n" "$_why"
+	elif [ -e "$_mk" ]; then
+		fail "$_n" "exit $vm_status, but the step ran: it wrote $_mk"
+	else
+		pass "$_n" "exit $vm_status${_re:+, output matches /$_re/}, the step did not run (no $_mk)"
+	fi
+	rm -f "$_mk"
+}
+vm_ran() {
+	_n=$1 _want=$2 _re=$3 _mk=$4
+	shift 4
+	rm -f "$_mk"
+	vm_run "$_n" "$@"
+	_why=$(_vm_why "$_n" "$_want" "$_re")
+	if [ -n "$_why" ]; then
+		fail "$_n" "$_why"
+	elif [ ! -e "$_mk" ]; then
+		fail "$_n" "exit $vm_status, but the step did not run: no $_mk"
+	else
+		pass "$_n" "exit $vm_status${_re:+, output matches /$_re/}, the step ran (wrote $_mk)"
+	fi
+	rm -f "$_mk"
 }
 
 # vm_finish: the kernel log must hold no oops, BUG or WARNING (a BPF
