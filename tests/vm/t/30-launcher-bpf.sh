@@ -20,8 +20,6 @@ if vm_lsm_active bpf; then
 else
 	vm_plan $((12 + 5)) "bpf-fmod, 12; 5 more"
 fi
-have_bpfdrive=0
-command -v bpfdrive > /dev/null && have_bpfdrive=1
 
 LOG=/var/log/sg.json
 mkdir -p /var/log
@@ -75,8 +73,11 @@ wait_for() {
 	return 0
 }
 
+# max_prog_id: the highest id of the programs the kernel holds, a number;
+# empty when bpfdrive did not give one, and the rows that compare ids
+# fail then: "unchanged" must be two equal numbers, not two empty strings
 max_prog_id() {
-	[ "$have_bpfdrive" = 1 ] && bpfdrive --max-prog-id 2> /dev/null
+	bpfdrive --max-prog-id 2> /dev/null | sed -n 's/^max-prog-id: \([0-9][0-9]*\)$/\1/p'
 }
 
 # --- One mode ---------------------------------------------------------------
@@ -138,10 +139,12 @@ pins() {
 		fail sg-$m-pin-reuse "second step: backend=$k2 bpf_reused=$r2 bpf_programs=$n2, expected $m, true, $n1"
 	elif ! grep -q "write filter $m (pinned programs reused" "$VMTEST_STATE/pin2-$m.out"; then
 		fail sg-$m-pin-reuse "the start line does not say the programs were reused"
-	elif [ "$have_bpfdrive" = 1 ] && [ "$max1" != "$max2" ]; then
+	elif [ -z "$max1" ] || [ -z "$max2" ]; then
+		fail sg-$m-pin-reuse "no program ids to compare: bpfdrive --max-prog-id gave '$max1' and '$max2'"
+	elif [ "$max1" != "$max2" ]; then
 		fail sg-$m-pin-reuse "the kernel gave out new program ids during the second step: $max1 -> $max2"
 	else
-		pass sg-$m-pin-reuse "second step while the first ran: bpf_reused true, $n2 programs${max2:+, $max2 unchanged}"
+		pass sg-$m-pin-reuse "second step while the first ran: bpf_reused true, $n2 programs, highest program id $max2 unchanged"
 	fi
 
 	# Each could write its own dir, neither the other's; each refusal
@@ -401,11 +404,7 @@ suite() {
 	# Nothing pinned: the first step below starts cold.  And on a boot
 	# with both modes, the other mode's set must go, or it would attach
 	# next to this one and do its refusing for it.
-	if [ "$have_bpfdrive" = 1 ]; then
-		bpfdrive --unload --force > /dev/null 2>&1
-	else
-		stepguard --unload --force > /dev/null 2>&1
-	fi
+	bpfdrive --unload --force > /dev/null 2>&1
 	tu=$(uptime_ms)
 	pins $m "$ws"
 	t1=$(uptime_ms)
@@ -482,10 +481,12 @@ vm_expect sg-user-bpf-fmod 71 'root' as_user sh -c "exec stepguard --filter bpf-
 max2=$(max_prog_id)
 if exists "$uw/user-ok"; then
 	fail sg-user-bpf-fmod-ran "the step ran"
+elif [ -z "$max1" ] || [ -z "$max2" ]; then
+	fail sg-user-bpf-fmod-ran "no program ids to compare: bpfdrive --max-prog-id gave '$max1' and '$max2'"
 elif [ "$max1" != "$max2" ]; then
 	fail sg-user-bpf-fmod-ran "programs were loaded: $max1 -> $max2"
 else
-	pass sg-user-bpf-fmod-ran "the step did not run, nothing loaded"
+	pass sg-user-bpf-fmod-ran "the step did not run, nothing loaded (highest program id $max2 before and after)"
 fi
 
 # The filter stays pinned: unloading costs about 3 s on 6.1 under TCG, and
