@@ -85,19 +85,28 @@ max_prog_id() {
 # pins M: a cold start, then a second step while the first runs (it must
 # reuse the pins: nothing loaded or verified again), and the two steps,
 # each with its own work dir, cannot write into each other's.
+#
+# The steps overlap by a handshake, not by timing: each signals with a
+# file in its own dir (the other's is refused to it, and reads are not)
+# and waits for the other's.  A tries B's dir once B is running; B tries
+# A's once A has tried and is still waiting for B to finish.  Each says
+# what it saw; a wait that runs out says so and ends its step with 3, and
+# the scopes row fails unless both saw the other running.
+# await FILE WHAT: the steps' wait (up to 30 s), as a line of their script
+await='await() { i=0; while [ ! -e "$1" ]; do [ $i -ge 300 ] && { echo "timed out waiting: $2"; exit 3; }; sleep 0.1; i=$((i + 1)); done; echo "saw: $2"; }'
 pins() {
 	m=$1 ws=$2
 	a=$ws/a b=$ws/b
 	mkdir -p "$a" "$b"
 	rm -f "$a"/* "$b"/*
-	# A: writes its own dir, waits for B's first write, tries B's dir,
-	# says it is done (in its own dir) and waits for B to finish.
-	stepguard --filter $m --log "$LOG" --step pin1-$m -w "$a" -- sh -c '
+	# A: writes its own dir, waits for B's, tries B's dir, says it has
+	# tried (in its own dir) and waits for B to finish.
+	stepguard --filter $m --log "$LOG" --step pin1-$m -w "$a" -- sh -c "$await"'
 		echo a > "$1/own"
-		i=0; while [ ! -e "$2/own" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		await "$2/own" "A: B running"
 		echo x > "$2/from-a" && echo "A wrote into B"
 		echo done > "$1/done"
-		i=0; while [ ! -e "$2/done" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' \
+		await "$2/done" "A: B finished"' \
 		sh "$a" "$b" > "$VMTEST_STATE/pin1-$m.out" 2>&1 &
 	first=$!
 	if ! wait_for '[ "$(nrecs pin1-$m start)" = 1 ]'; then
@@ -108,9 +117,9 @@ pins() {
 		return 0
 	fi
 	max1=$(max_prog_id)
-	vm_run pin2-$m stepguard --filter $m --log "$LOG" --step pin2-$m -w "$b" -- sh -c '
+	vm_run pin2-$m stepguard --filter $m --log "$LOG" --step pin2-$m -w "$b" -- sh -c "$await"'
 		echo b > "$2/own"
-		i=0; while [ ! -e "$1/done" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		await "$1/done" "B: A tried, still running"
 		echo y > "$1/from-b" && echo "B wrote into A"
 		echo done > "$2/done"' sh "$a" "$b"
 	st2=$vm_status
@@ -149,7 +158,10 @@ pins() {
 
 	# Each could write its own dir, neither the other's; each refusal
 	# is in its own step's records, and only there.
-	if [ "$st1" != 0 ] || [ "$st2" != 0 ]; then
+	seen="$(grep -c '^saw: A: B running$' "$VMTEST_STATE/pin1-$m.out")$(grep -c '^saw: A: B finished$' "$VMTEST_STATE/pin1-$m.out")$(grep -c '^saw: B: A tried, still running$' "$VMTEST_STATE/pin2-$m.out")"
+	if [ "$seen" != 111 ]; then
+		fail sg-$m-scopes "the steps did not overlap as arranged (A saw B running, B saw A's attempt, A saw B finish: $seen); exits $st1 and $st2"
+	elif [ "$st1" != 0 ] || [ "$st2" != 0 ]; then
 		fail sg-$m-scopes "the steps exited $st1 and $st2"
 	elif [ "$(cat "$a/own" 2> /dev/null)" != a ] || [ "$(cat "$b/own" 2> /dev/null)" != b ]; then
 		fail sg-$m-scopes "a step could not write its own work dir"
@@ -162,7 +174,7 @@ pins() {
 	elif [ "$(recs pin1-$m end | field denials)" != 1 ] || [ "$(recs pin2-$m end | field denials)" != 1 ]; then
 		fail sg-$m-scopes "the end records do not count one denial each"
 	else
-		pass sg-$m-scopes "concurrent steps: each wrote its own dir, was refused the other's, one denial record each"
+		pass sg-$m-scopes "concurrent steps (each saw the other running when it tried): each wrote its own dir, was refused the other's, one denial record each"
 	fi
 }
 
