@@ -480,11 +480,19 @@ if vm_lsm_active landlock; then
 	*) fail sg-user-auto-log "uid 1000: start record backend '$(echo "$rec" | field backend)': $rec" ;;
 	esac
 else
+	# The control, with no stepguard able to run it here: the same step
+	# as sgtest, bare, writes user-ok; so its absence below is the
+	# refusal's, and the marker of the bpf-fmod row too.
+	as_user sh -c "echo ok > $uw/user-ok"
+	ctl=$(cat "$uw/user-ok" 2> /dev/null)
+	rm -f "$uw/user-ok"
 	vm_expect sg-user-auto 71 'landlock' as_user sh -c "$ustep"
-	if exists "$uw/user-ok" || grep -q '"event":"start"' "$ulog" 2> /dev/null; then
+	if [ "$ctl" != ok ]; then
+		fail sg-user-auto-log "control: the step as sgtest without stepguard did not write $uw/user-ok"
+	elif exists "$uw/user-ok" || grep -q '"event":"start"' "$ulog" 2> /dev/null; then
 		fail sg-user-auto-log "refused, but the step ran"
 	else
-		pass sg-user-auto-log "uid 1000 without Landlock: refused, the step never ran (no start record)"
+		pass sg-user-auto-log "uid 1000 without Landlock: refused, the step never ran (no user-ok, no start record; bare, it writes user-ok)"
 	fi
 fi
 # eBPF asked for by name: refused, never a fallback.
