@@ -29,6 +29,15 @@ vm_plan() {
 	echo "VMTEST-PLAN $1 ${2:-}"
 }
 
+# $vm_await: a function for a step's script (sh -c "$vm_await"'...'):
+# "await FILE WHAT" waits up to 30 s for FILE and says "saw: WHAT", or
+# says "timed out waiting: WHAT" and ends the step with 3.  Steps that must
+# run at the same time signal with files and wait with it, and the judge
+# requires their "saw" lines: an overlap that did not happen fails the
+# row instead of letting it pass on timing.
+# shellcheck disable=SC2016 # expanded in the step
+vm_await='await() { _i=0; while [ ! -e "$1" ]; do [ $_i -ge 300 ] && { echo "timed out waiting: $2"; exit 3; }; sleep 0.1; _i=$((_i + 1)); done; echo "saw: $2"; }'
+
 # vm_needs FILE: what FILE's "# needs:" line names and this image lacks
 # (a command, or an absolute path).  run.sh refuses to boot without it;
 # this is for images built by hand.

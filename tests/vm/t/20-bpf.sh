@@ -199,15 +199,25 @@ suite() {
 	audit "$m" "$ws" "$w"
 	daemons "$m" "$ws" "$w"
 
-	# Unload: refused while a step runs, then the pins go.
-	drv --root "$w" -- sleep 3 > "$VMTEST_STATE/$t-busy.out" 2>&1 &
+	# Unload: refused while a step runs, then the pins go.  The step
+	# runs until told to end, after the attempt.
+	rm -f "$w/busy-started" /run/busy-go-$m
+	drv --root "$w" -- sh -c "$vm_await"'
+		echo > "$1/busy-started"
+		await /run/busy-go-'$m' "unload tried"' sh "$w" > "$VMTEST_STATE/$t-busy.out" 2>&1 &
 	busy=$!
 	i=0
-	while ! grep -q '^bpfdrive: scope' "$VMTEST_STATE/$t-busy.out" && [ $i -lt 50 ]; do
+	while [ ! -e "$w/busy-started" ] && [ $i -lt 300 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	vm_expect $t-unload-busy 1 'still confined' bpfdrive --unload
+	if [ ! -e "$w/busy-started" ]; then
+		vm_show < "$VMTEST_STATE/$t-busy.out"
+		fail $t-unload-busy "the step that keeps the scope did not start"
+	else
+		vm_expect $t-unload-busy 1 'still confined' bpfdrive --unload
+	fi
+	touch /run/busy-go-$m
 	wait $busy
 	vm_expect $t-unload 0 'unloaded' bpfdrive --unload --force
 	if [ -e /sys/fs/bpf/stepguard/"$(bpfdrive --version)" ]; then
@@ -648,21 +658,36 @@ lost() {
 	fi
 }
 
-# Two scopes at once do not see each other's roots.
+# Two scopes at once do not see each other's roots.  They overlap by a
+# handshake ($vm_await), each signalling in its own root: A tries B's
+# root once B runs; B, having written its own, waits until A has tried;
+# A ends after B.  The row fails unless both saw the other running.
 scopes() {
 	m=$1 ws=$2
 	t=bpf-$m
 	mkdir -p "$ws/a" "$ws/b"
-	rm -f "$ws/b/from-a" "$ws/b/from-b"
-	drv --root "$ws/a" -- sh -c 'sleep 1; echo x > "'$ws'/b/from-a"' \
+	rm -f "$ws/a/started" "$ws/a/tried" "$ws/b/started" "$ws/b/done" "$ws/b/from-a" "$ws/b/from-b"
+	drv --root "$ws/a" -- sh -c "$vm_await"'
+		echo > "$1/a/started"
+		await "$1/b/started" "A: B running"
+		echo x > "$1/b/from-a"
+		echo > "$1/a/tried"
+		await "$1/b/done" "A: B finished"' sh "$ws" \
 		> "$VMTEST_STATE/$t-scope-a.out" 2>&1 &
 	a=$!
-	vm_run $t-scope-b drv --root "$ws/b" -- sh -c 'echo y > "'$ws'/b/from-b"; sleep 2'
+	vm_run $t-scope-b drv --root "$ws/b" -- sh -c "$vm_await"'
+		echo > "$1/b/started"
+		echo y > "$1/b/from-b"
+		await "$1/a/tried" "B: A tried, still running"
+		echo > "$1/b/done"' sh "$ws"
 	wait $a
 	vm_show < "$VMTEST_STATE/$t-scope-a.out"
 	sa=$(sed -n 's/^bpfdrive: scope \([0-9]*\).*/\1/p' "$VMTEST_STATE/$t-scope-a.out")
 	sb=$(sed -n 's/^bpfdrive: scope \([0-9]*\).*/\1/p' "$VMTEST_STATE/$t-scope-b.out")
-	if exists "$ws/b/from-a"; then
+	seen="$(grep -c '^saw: A: B running$' "$VMTEST_STATE/$t-scope-a.out")$(grep -c '^saw: A: B finished$' "$VMTEST_STATE/$t-scope-a.out")$(grep -c '^saw: B: A tried, still running$' "$VMTEST_STATE/$t-scope-b.out")"
+	if [ "$seen" != 111 ]; then
+		fail $t-scopes "the scopes did not overlap as arranged (A saw B running, B saw A's attempt, A saw B finish: $seen)"
+	elif exists "$ws/b/from-a"; then
 		fail $t-scopes "scope A wrote into scope B's root"
 	elif ! exists "$ws/b/from-b"; then
 		fail $t-scopes "scope B could not write into its own root"
@@ -673,7 +698,7 @@ scopes() {
 	elif grep -q 'from-a' "$VMTEST_STATE/$t-scope-b.out"; then
 		fail $t-scopes "A's refusal reached B's ring"
 	else
-		pass $t-scopes "concurrent scopes $sa and $sb: A refused in B's root, B allowed"
+		pass $t-scopes "concurrent scopes $sa and $sb (each saw the other running): A refused in B's root, B allowed"
 	fi
 }
 

@@ -91,9 +91,7 @@ max_prog_id() {
 # and waits for the other's.  A tries B's dir once B is running; B tries
 # A's once A has tried and is still waiting for B to finish.  Each says
 # what it saw; a wait that runs out says so and ends its step with 3, and
-# the scopes row fails unless both saw the other running.
-# await FILE WHAT: the steps' wait (up to 30 s), as a line of their script
-await='await() { i=0; while [ ! -e "$1" ]; do [ $i -ge 300 ] && { echo "timed out waiting: $2"; exit 3; }; sleep 0.1; i=$((i + 1)); done; echo "saw: $2"; }'
+# the scopes row fails unless both saw the other running ($vm_await).
 pins() {
 	m=$1 ws=$2
 	a=$ws/a b=$ws/b
@@ -101,7 +99,7 @@ pins() {
 	rm -f "$a"/* "$b"/*
 	# A: writes its own dir, waits for B's, tries B's dir, says it has
 	# tried (in its own dir) and waits for B to finish.
-	stepguard --filter $m --log "$LOG" --step pin1-$m -w "$a" -- sh -c "$await"'
+	stepguard --filter $m --log "$LOG" --step pin1-$m -w "$a" -- sh -c "$vm_await"'
 		echo a > "$1/own"
 		await "$2/own" "A: B running"
 		echo x > "$2/from-a" && echo "A wrote into B"
@@ -117,7 +115,7 @@ pins() {
 		return 0
 	fi
 	max1=$(max_prog_id)
-	vm_run pin2-$m stepguard --filter $m --log "$LOG" --step pin2-$m -w "$b" -- sh -c "$await"'
+	vm_run pin2-$m stepguard --filter $m --log "$LOG" --step pin2-$m -w "$b" -- sh -c "$vm_await"'
 		echo b > "$2/own"
 		await "$1/done" "B: A tried, still running"
 		echo y > "$1/from-b" && echo "B wrote into A"
