@@ -23,23 +23,26 @@ echo "  bpfdrive pins: $(bpfdrive --version)"
 # p51-user, stale, reuse; adversarial 29: 19 refused, 7 allowed, xattr,
 # removexattr, chattr; guards 5; reach 15; lost, scopes, audit; daemons
 # 3; unload-busy, unload, unload-pins); before them, bpf-fmod-probe and
-# one bpf-lsm-probe row, or four rows of the lsm mode refused.
+# one bpf-lsm-probe row, or five rows of the lsm mode refused.
 if vm_lsm_active bpf; then
 	modes="lsm fmod"
 	vm_plan $((2 + 2 * 63)) "2 probes, 63 a mode"
 	vm_expect bpf-lsm-probe 0 'probe bpf-lsm: ok' bpfdrive --mode lsm --probe
 else
 	modes="fmod"
-	vm_plan $((5 + 63)) "the lsm mode refused (4), the fmod probe, 63 for fmod"
+	vm_plan $((6 + 63)) "the lsm mode refused (5), the fmod probe, 63 for fmod"
 	# A lsm/ program would attach here and enforce nothing: the probe
 	# must say so, and open must refuse before loading anything.
 	vm_expect bpf-lsm-probe-refused 3 'bpf is not an active LSM' bpfdrive --mode lsm --probe
 	# Start clean: pins a stepguard left (its fmod set shares the maps and
 	# runs the hooks) would make the forced lsm set below look enforcing.
 	bpfdrive --unload --force > /dev/null 2>&1
+	# The refused runs' step writes a marker inside its root first thing:
+	# refused, it must never run (the control below shows it would).
+	mark=/tmp/bpf-lsm-step-ran
 	before=$(bpfdrive --max-prog-id)
-	vm_expect bpf-lsm-open-refused 3 'not an active LSM' \
-		bpfdrive --mode lsm --root /tmp -- true
+	vm_refused bpf-lsm-open-refused 3 'not an active LSM' $mark \
+		bpfdrive --mode lsm --root /tmp -- sh -c "echo ran > $mark"
 	after=$(bpfdrive --max-prog-id)
 	# No new program id (ids only grow; one freed late, after the unload
 	# above, may lower the maximum, never raise it).
@@ -51,8 +54,10 @@ else
 	# The fact behind the probe, and the second line of defence: forced
 	# past the probe, the lsm/ set attaches without an error, and
 	# adding a scope sees that the hooks never run.
-	vm_expect bpf-lsm-attached-not-enforcing 4 'add scope: Operation not supported' \
-		bpfdrive --mode lsm --force-attach --root /tmp -- true
+	vm_refused bpf-lsm-attached-not-enforcing 4 'add scope: Operation not supported' $mark \
+		bpfdrive --mode lsm --force-attach --root /tmp -- sh -c "echo ran > $mark"
+	bpfdrive --unload --force > /dev/null 2>&1
+	vm_ran bpf-lsm-refused-control 0 '' $mark bpfdrive --mode fmod --root /tmp -- sh -c "echo ran > $mark"
 	bpfdrive --unload --force > /dev/null 2>&1
 fi
 

@@ -236,8 +236,10 @@ suite() {
 		fail $t-audit "exit $vm_status, see the output above"
 	fi
 
-	# Not a regular file: refused before the step.
-	vm_expect $t-not-file 4 'exec allow: Invalid argument' drv --root "$w" --exec /bin -- true
+	# Not a regular file: refused before the step, which never runs (its
+	# marker, like the allowed row's, would land in the root).
+	vm_refused $t-not-file 4 'exec allow: Invalid argument' "$mk/not-file" \
+		drv --root "$w" --exec /bin -- sh -c "echo attempt > $mk/not-file"
 
 	identity "$m" "$w" "$mk"
 	daemons "$m" "$w"
