@@ -18,9 +18,9 @@
 #
 # needs: stepguard fchelper adversary bpfdrive
 
-# sigterm, nproc, step-killed, memory, ring-overflow, attach-refused,
-# attach-refused-auto, other-build
-vm_plan 8
+# sigterm, nproc, step-killed, memory, ring-overflow, attach-control,
+# attach-refused, attach-refused-auto, other-build
+vm_plan 9
 if vm_lsm_active bpf; then m=bpf-lsm; else m=bpf-fmod; fi
 W=/tmp/fc-$m
 rm -rf "$W"
@@ -43,10 +43,14 @@ wait_for() {
 # stepguard forwards the SIGTERM and keeps waiting (docs/design.md,
 # "Cancellation"); the canceller's SIGKILL then leaves the step running,
 # still confined.  Its stdout is a file opened before it started, so it can
-# say how far it got without writing anything new.
-step='trap "" TERM; echo started; sleep 3; echo x > /root/fc-term.txt; echo finished'
+# say how far it got without writing anything new.  The step makes its
+# write only when told (/run/fc-term-go), after stepguard is dead, and
+# says "finished" after it: the attempt happened, and after the SIGKILL.
+step='trap "" TERM; echo started; while [ ! -e /run/fc-term-go ]; do sleep 0.1; done; echo x > /root/fc-term.txt; echo finished'
 rm -f /root/fc-term.txt
+touch /run/fc-term-go
 sh -c "$step" > /run/fc-term.bare 2>&1
+rm -f /run/fc-term-go
 if [ ! -e /root/fc-term.txt ]; then
 	fail fc-$m-sigterm "the write does not land even without stepguard: $(cat /run/fc-term.bare)"
 else
@@ -63,6 +67,7 @@ else
 		else
 			kill -KILL "$sg"
 			wait "$sg" 2> /dev/null
+			touch /run/fc-term-go
 			if ! wait_for 'grep -q finished /run/fc-term.out' 20; then
 				fail fc-$m-sigterm "the step never finished: $(cat /run/fc-term.out)"
 			elif [ -e /root/fc-term.txt ]; then
@@ -74,6 +79,7 @@ else
 	fi
 fi
 vm_show < /run/fc-term.out
+rm -f /run/fc-term-go
 
 # --- the step's user out of processes ----------------------------------------
 # RLIMIT_NPROC binds a user, not root: stepguard, started by root with
@@ -84,24 +90,31 @@ vm_show < /run/fc-term.out
 # the storm got writes at once with a builtin and then becomes a sleep
 # (exec, no fork) that holds its slot: a child that had to fork again
 # would die at the limit before it wrote, and an unconfined run could
-# then show nothing landing.
-step='ulimit -u 12; ( i=0; while [ $i -lt 30 ]; do { echo z >> /tmp/fc-nproc-child.txt; exec sleep 2; } & i=$((i + 1)); done ) 2> /dev/null; echo y > /tmp/fc-nproc.txt; echo finished; exec sleep 2'
-rm -f /tmp/fc-nproc.txt /tmp/fc-nproc-child.txt
+# then show nothing landing.  Each child first notes its attempt in the
+# work dir, so that "nothing landed" cannot mean "no child got to try".
+step='ulimit -u 12; ( i=0; while [ $i -lt 30 ]; do { echo t >> '"$W"'/fc-nproc-tries; echo z >> /tmp/fc-nproc-child.txt; exec sleep 2; } & i=$((i + 1)); done ) 2> /dev/null; echo y > /tmp/fc-nproc.txt; echo finished; exec sleep 2'
+# n_user: how many processes sgtest has (they count against its limit)
+n_user() { grep -l '^Uid:[[:space:]]*1000[[:space:]]' /proc/[0-9]*/status 2> /dev/null | grep -c .; }
+rm -f /tmp/fc-nproc.txt /tmp/fc-nproc-child.txt "$W/fc-nproc-tries"
 as_user sh -c "$step" > /run/fc-nproc.bare 2>&1
 if [ ! -e /tmp/fc-nproc.txt ] || [ ! -e /tmp/fc-nproc-child.txt ]; then
 	fail fc-$m-nproc "the write does not land even without stepguard: $(cat /run/fc-nproc.bare)"
 else
-	rm -f /tmp/fc-nproc.txt /tmp/fc-nproc-child.txt
-	sleep 1 # the unconfined run's children count against the same limit
+	rm -f /tmp/fc-nproc.txt /tmp/fc-nproc-child.txt "$W/fc-nproc-tries"
+	# the unconfined run's children count against the same limit
+	wait_for '[ "$(n_user)" = 0 ]' 10
 	SUDO_UID=1000 SUDO_GID=1000 SUDO_USER=sgtest stepguard -q --filter "$m" -w "$W" -- \
 		sh -c "$step" > /run/fc-nproc.out 2>&1
 	st=$?
+	tries=$(grep -c . "$W/fc-nproc-tries" 2> /dev/null)
 	if ! grep -q finished /run/fc-nproc.out; then
 		fail fc-$m-nproc "the step did not run to its end (exit $st): $(head -c 300 /run/fc-nproc.out)"
+	elif [ "${tries:-0}" = 0 ]; then
+		fail fc-$m-nproc "no child of the step got to its write: the children were not tested"
 	elif [ -e /tmp/fc-nproc.txt ] || [ -e /tmp/fc-nproc-child.txt ]; then
 		fail fc-$m-nproc "a write outside landed with the process limit reached"
 	else
-		pass fc-$m-nproc "RLIMIT_NPROC 12 reached: the step and its children stayed confined (exit $st)"
+		pass fc-$m-nproc "RLIMIT_NPROC 12 reached: the step and its $tries children that tried stayed confined (exit $st)"
 	fi
 	vm_show < /run/fc-nproc.out
 fi
@@ -211,6 +224,9 @@ else
 		fail fc-$m-memory "the write inside the work dir did not land (exit $st)"
 	elif exists /root/fc-mem-out || [ "$(stat -c %a /root/fc-mem-chmod)" != 644 ]; then
 		fail fc-$m-memory "out of memory, a write or chmod outside landed"
+	elif ! grep -q '^create /root/fc-mem-out: refused' /run/fc-mem.out ||
+		! grep -q '^chmod /root/fc-mem-chmod: refused' /run/fc-mem.out; then
+		fail fc-$m-memory "fchelper did not report both outside attempts refused"
 	else
 		pass fc-$m-memory "RLIMIT_AS 256 MiB on $on, reached: inside landed, outside create and chmod refused (exit $st)"
 	fi
@@ -299,15 +315,32 @@ rm -rf "$F" "$W"/c*-*
 # with EPERM.  By name: 71, the attach named, the step not run, no set
 # published and no temporary directory left, no program left behind.
 # auto: the reason on the start line and the step on Landlock, confined;
-# without Landlock, refused.
+# without Landlock, refused.  The step writes attach-ran in the work dir
+# first: the control, from a cold start without fchelper, shows that it
+# does when the attach works.
 unload_all() { bpfdrive --unload --force > /dev/null 2>&1; }
 unload_all
-before=$(bpfdrive --max-prog-id 2> /dev/null | sed 's/.* //')
+rm -f "$W/attach-ran" /root/fc-attach-out
+stepguard --filter "$m" -w "$W" -- \
+	sh -c 'echo x > "$1/attach-ran"; echo x > /root/fc-attach-out; exit 0' sh "$W" > /run/fc-attach-control.out 2>&1
+st=$?
+vm_show < /run/fc-attach-control.out
+if [ "$st" != 0 ] || ! exists "$W/attach-ran"; then
+	fail fc-$m-attach-control "without fchelper: exit $st, the step $(exists "$W/attach-ran" && echo ran || echo 'did not run')"
+elif exists /root/fc-attach-out; then
+	fail fc-$m-attach-control "without fchelper, the step's write outside landed"
+else
+	pass fc-$m-attach-control "without fchelper: attached, the step ran (attach-ran) and was refused outside"
+fi
+unload_all
+# (a number, or empty, which fails the row: not "nothing left loaded")
+max_prog_id() { bpfdrive --max-prog-id 2> /dev/null | sed -n 's/^max-prog-id: \([0-9][0-9]*\)$/\1/p'; }
+before=$(max_prog_id)
 rm -f "$W/attach-ran" /root/fc-attach-out
 fchelper deny bpf/28=EPERM bpf/17=EPERM -- stepguard --filter "$m" -w "$W" -- \
 	sh -c 'echo x > "$1/attach-ran"; echo x > /root/fc-attach-out' sh "$W" > /run/fc-attach.out 2>&1
 st=$?
-after=$(bpfdrive --max-prog-id 2> /dev/null | sed 's/.* //')
+after=$(max_prog_id)
 leftover=$(find /sys/fs/bpf/stepguard -mindepth 2 -maxdepth 2 -type d 2> /dev/null | tr '\n' ' ')
 links=$(find /sys/fs/bpf/stepguard -mindepth 3 2> /dev/null | grep -c .)
 vm_show < /run/fc-attach.out
@@ -321,7 +354,9 @@ elif exists "$W/attach-ran" || exists /root/fc-attach-out; then
 	fail fc-$m-attach-refused "the step ran"
 elif [ -n "$leftover" ] || [ "$links" != 0 ]; then
 	fail fc-$m-attach-refused "left in the pin directory: $leftover ($links links)"
-elif [ "${after:-0}" -gt "${before:-0}" ]; then
+elif [ -z "$before" ] || [ -z "$after" ]; then
+	fail fc-$m-attach-refused "no program ids to compare: bpfdrive --max-prog-id gave '$before' and '$after'"
+elif [ "$after" -gt "$before" ]; then
 	# --max-prog-id walks the programs that exist: a program that
 	# outlived the failure would raise it
 	fail fc-$m-attach-refused "programs left loaded: highest id $before -> $after"
