@@ -12,7 +12,8 @@
 #   boot without Landlock      nothing here (10-stepguard proves the refusal)
 #
 # Every case of every pass is one result line,
-#     VMTEST adv.<backend>.<user>/<case> PASS|FAIL|SKIP <what>
+#     VMTEST adv.<backend>.<user>/<kind>/<case> PASS|FAIL|SKIP <what>
+# (kind deny or allow: a case name can be both, e.g. chown)
 # so a regression names the case, the backend, the user and the kernel.
 # The suite judges each case from outside (the file system afterwards)
 # and first runs it unconfined to prove that it can land: a case that does
@@ -99,7 +100,7 @@ for pass in $passes; do
 	secs=$(awk -v a="$start" '{ printf "%.0f", $1 - a }' /proc/uptime)
 	# Result lines are "STATUS KIND NAME WHAT"; the lines under a FAIL
 	# say what landed, and are shown as they are.
-	sed -n 's/^\(PASS\|FAIL\|SKIP\) \(deny\|allow\) *\([^ ]*\) *\(.*\)$/\1 \3 \4/p' "$out" |
+	sed -n 's/^\(PASS\|FAIL\|SKIP\) \(deny\|allow\) *\([^ ]*\) *\(.*\)$/\1 \2\/\3 \4/p' "$out" |
 		while read -r r name what; do
 			vm_result "$r" "$tag/$name" "$what"
 		done
