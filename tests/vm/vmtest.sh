@@ -35,7 +35,7 @@ vm_plan() {
 # run at the same time signal with files and wait with it, and the judge
 # requires their "saw" lines: an overlap that did not happen fails the
 # row instead of letting it pass on timing.
-# shellcheck disable=SC2016 # expanded in the step
+# shellcheck disable=SC2016,SC2034 # expanded in the step; used by the test files
 vm_await='await() { _i=0; while [ ! -e "$1" ]; do [ $_i -ge 300 ] && { echo "timed out waiting: $2"; exit 3; }; sleep 0.1; _i=$((_i + 1)); done; echo "saw: $2"; }'
 
 # vm_needs FILE: what FILE's "# needs:" line names and this image lacks
