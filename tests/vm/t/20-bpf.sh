@@ -75,10 +75,12 @@ drv() { bpfdrive --mode "$m" --root /dev/null "$@"; }
 # exists PATH: 0 when PATH exists (not following a final symlink)
 exists() { [ -e "$1" ] || [ -L "$1" ]; }
 
-# state PATH: what a write would change, for judging from outside
+# state PATH: what a write would change, for judging from outside (the
+# content of a regular file only: reading a fifo that a step was wrongly
+# let create would block the whole boot)
 state() {
 	if exists "$1"; then
-		echo "$(stat -c '%a %u %g %s %Y %h' "$1") $(md5sum < "$1" 2> /dev/null | cut -c1-32)"
+		echo "$(stat -c '%F %a %u %g %s %Y %h' "$1") $([ -f "$1" ] && md5sum < "$1" 2> /dev/null | cut -c1-32)"
 	else
 		echo absent
 	fi
