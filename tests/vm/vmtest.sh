@@ -117,7 +117,8 @@ vm_expect() {
 # the step writes first.  Without the marker, a launcher that ran the step
 # and then exited with the refusal's status would pass.
 # vm_ran NAME STATUS REGEX MARKER CMD...: the control, the same step
-# allowed: STATUS, REGEX, and the step wrote MARKER.
+# allowed: STATUS, REGEX, and the step wrote MARKER.  Both remove MARKER
+# before the run, and leave what the run left for the rows after.
 vm_refused() {
 	_n=$1 _want=$2 _re=$3 _mk=$4
 	shift 4
@@ -131,7 +132,6 @@ vm_refused() {
 	else
 		pass "$_n" "exit $vm_status${_re:+, output matches /$_re/}, the step did not run (no $_mk)"
 	fi
-	rm -f "$_mk"
 }
 vm_ran() {
 	_n=$1 _want=$2 _re=$3 _mk=$4
@@ -146,7 +146,6 @@ vm_ran() {
 	else
 		pass "$_n" "exit $vm_status${_re:+, output matches /$_re/}, the step ran (wrote $_mk)"
 	fi
-	rm -f "$_mk"
 }
 
 # vm_finish: the kernel log must hold no oops, BUG or WARNING (a BPF

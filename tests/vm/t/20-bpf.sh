@@ -58,6 +58,7 @@ else
 		bpfdrive --mode lsm --force-attach --root /tmp -- sh -c "echo ran > $mark"
 	bpfdrive --unload --force > /dev/null 2>&1
 	vm_ran bpf-lsm-refused-control 0 '' $mark bpfdrive --mode fmod --root /tmp -- sh -c "echo ran > $mark"
+	rm -f $mark
 	bpfdrive --unload --force > /dev/null 2>&1
 fi
 

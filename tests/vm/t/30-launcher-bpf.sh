@@ -484,7 +484,7 @@ else
 	as_user sh -c "echo ok > $uw/user-ok"
 	ctl=$(cat "$uw/user-ok" 2> /dev/null)
 	rm -f "$uw/user-ok"
-	vm_expect sg-user-auto 71 'landlock' as_user sh -c "$ustep"
+	vm_refused sg-user-auto 71 'landlock' "$uw/user-ok" as_user sh -c "$ustep"
 	if [ "$ctl" != ok ]; then
 		fail sg-user-auto-log "control: the step as sgtest without stepguard did not write $uw/user-ok"
 	elif exists "$uw/user-ok" || grep -q '"event":"start"' "$ulog" 2> /dev/null; then
@@ -494,8 +494,8 @@ else
 	fi
 fi
 # eBPF asked for by name: refused, never a fallback.
-rm -f "$uw/user-ok"
-vm_expect sg-user-bpf-fmod 71 'root' as_user sh -c "exec stepguard --filter bpf-fmod -w $uw -- sh -c 'echo ok > $uw/user-ok'"
+vm_refused sg-user-bpf-fmod 71 'root' "$uw/user-ok" \
+	as_user sh -c "exec stepguard --filter bpf-fmod -w $uw -- sh -c 'echo ok > $uw/user-ok'"
 max2=$(max_prog_id)
 if exists "$uw/user-ok"; then
 	fail sg-user-bpf-fmod-ran "the step ran"
