@@ -8,7 +8,7 @@
 # status alone, and every refusal has a control: the same step allowed,
 # which writes its marker.
 #
-# needs: stepguard
+# needs: stepguard /usr/local/libexec/stepguard/stepguard-probe
 
 # The step's work directory: stepguard confines writes to it.
 mkdir -p /tmp/work /home/sgtest/work
