@@ -11,7 +11,8 @@ vm_plan 9
 ALOG=/var/log/sg-audit.json
 W=/var/tmp/sga/work
 rm -rf /var/tmp/sga "$ALOG" /root/p51-audit /root/.p51-audit /tmp/p51-audit /var/tmp/sga/p51-audit
-mkdir -p "$W"
+# (the image has no /var/log: 30-launcher-bpf made it, when it ran first)
+mkdir -p "$W" /var/log
 export HOME=/root
 
 # bpf-fmod runs on every boot as root; it is the mode of GitHub's runners.
