@@ -1,8 +1,12 @@
 #!/bin/sh
 # guest.sh — /test.sh of the VMs run.sh boots: run every /tests/*.sh in
 # name order, each in its own shell with the guest library, then report.
-# A test file that exits non-zero has crashed (results are reported with
-# pass/fail/skip, not with the status) and counts as a failure.
+# Each file's results are framed by "VMTEST-BEGIN NAME" and
+# "VMTEST-DONE NAME STATUS", with its plans (vm_plan) in between: run.sh
+# compares what each file reported with what it planned.  A test file
+# that exits non-zero has crashed (results are reported with
+# pass/fail/skip, not with the status) and counts as a failure; one that
+# lacks what its "# needs:" line names is not run and fails.
 . /lib/vmtest.sh
 
 echo "VM: $(uname -r); lsm=$(cat /sys/kernel/security/lsm 2>/dev/null); cmdline: $(cat /proc/cmdline)"
@@ -37,8 +41,16 @@ for t in /tests/*.sh; do
 		continue
 	fi
 	echo "== $name"
+	echo "VMTEST-BEGIN $name"
+	missing=$(vm_needs "$t")
+	if [ -n "$missing" ]; then
+		echo "VMTEST-DONE $name not-run"
+		fail "$name" "not run: the image lacks$missing (its '# needs:' line)"
+		continue
+	fi
 	sh -c '. /lib/vmtest.sh; . "$1"' sh "$t"
 	st=$?
+	echo "VMTEST-DONE $name $st"
 	[ "$st" = 0 ] || fail "$name" "test file exited $st"
 done
 [ "$found" = 1 ] || fail harness "no test files in /tests"

@@ -15,12 +15,15 @@
 #
 # and prints each guest result as VMTEST <release>/<config>/<name> PASS|FAIL|SKIP
 # <reason>, then "vm: N passed, M failed, K skipped".  Exit status 1 when
-# anything failed, a boot included (no VM-EXIT line, panic, timeout).
+# anything failed, a boot included (no VM-EXIT line, panic, timeout), or
+# a test file that did not report exactly the results it planned
+# (vm_plan; <release>/<config>/<file>/plan).
 #
 # Binaries, from the environment as the Makefile passes them (default:
 # $BUILD, or build/, under the repository): STEPGUARD, STEPGUARD_PROBE,
-# ADVERSARY.  A missing one is left out of the image and the guest tests
-# that need it report SKIP.
+# ADVERSARY, BPFDRIVE, FCHELPER.  Each test file names what it needs on a
+# "# needs:" line; when a file that will run needs something the image
+# would lack, nothing boots: run.sh names what is missing and fails.
 #
 # Environment: SG_VM_JOBS boots at a time (default: the number of CPUs),
 # SG_VM_SMP CPUs and SG_VM_MEM MiB per VM (1, 1024), SG_VM_TIMEOUT seconds
@@ -108,34 +111,38 @@ say "kernels: ${kernels[*]} (fetched in $(since "$t") s)"
 
 # The files every image holds.  Binaries go where `make install` with
 # PREFIX=/usr/local puts them, so the launcher finds its probe as it would
-# on a real machine.
+# on a real machine.  A file that does not exist is left out; what the
+# test files need is checked below, and from[] says where each was looked
+# for.
 files=()
-add_if() {  # SRC DEST WHAT: add SRC if it exists, else say it is left out
-	if [ -e "$1" ]; then
-		files+=("$1:$2")
-	else
-		say "no $3 ($1): left out, its tests will skip"
-	fi
+declare -A from=()
+add_if() {  # SRC DEST: add SRC if it exists
+	from[$2]=$1
+	from[$(basename "$2")]=$1
+	if [ -e "$1" ]; then files+=("$1:$2"); fi
 }
-add_if "${STEPGUARD:-$build/stepguard}" /usr/local/bin/stepguard "stepguard"
+add_if "${STEPGUARD:-$build/stepguard}" /usr/local/bin/stepguard
 probe=${STEPGUARD_PROBE:-$build/stepguard-probe}
-add_if "$probe" /usr/local/libexec/stepguard/stepguard-probe "probe"
-[ -e "$probe" ] && files+=("$probe:/usr/local/bin/stepguard-probe")
-add_if "${ADVERSARY:-$build/tests/adversary}" /usr/local/bin/adversary "adversary"
+add_if "$probe" /usr/local/libexec/stepguard/stepguard-probe
+add_if "$probe" /usr/local/bin/stepguard-probe
+add_if "${ADVERSARY:-$build/tests/adversary}" /usr/local/bin/adversary
+add_if "${BPFDRIVE:-$build/tests/bpfdrive}" /usr/local/bin/bpfdrive
+add_if "${FCHELPER:-$build/tests/fchelper}" /usr/local/bin/fchelper
 
 # A helper that asks the kernel for its Landlock ABI without stepguard.
 mkdir -p "$cache/bin"
 helper=$cache/bin/landlock-abi
 if [ ! -x "$helper" ] || [ "$here/landlock-abi.c" -nt "$helper" ]; then
 	${CC:-cc} -O2 -Wall -Wextra -o "$helper" "$here/landlock-abi.c" ||
-		say "could not build landlock-abi: its test will skip"
+		say "could not build landlock-abi"
 fi
-[ -x "$helper" ] && files+=("$helper:/usr/local/bin/landlock-abi")
+add_if "$helper" /usr/local/bin/landlock-abi
+from[landlock-abi]="$helper, built from tests/vm/landlock-abi.c with ${CC:-cc}"
 # ext4 images and xattrs: e2fsprogs' mke2fs (busybox's cannot make ext4
 # with journals and extents), attr's setfattr/getfattr.
 for f in /usr/sbin/mke2fs:/usr/sbin/mkfs.ext4 /etc/mke2fs.conf:/etc/mke2fs.conf \
 	/usr/bin/setfattr:/usr/bin/setfattr /usr/bin/getfattr:/usr/bin/getfattr; do
-	[ -e "${f%%:*}" ] && files+=("$f")
+	add_if "${f%%:*}" "${f#*:}"
 done
 # The adversarial suite (t/50-adversarial.sh runs tests/host/run.sh) is a
 # bash script; busybox (static) serves most of its tools, which matters
@@ -149,7 +156,7 @@ for tool in bash grep setpriv getent losetup; do
 	if p=$(type -P "$tool"); then
 		files+=("$p:/opt/gnu/bin/$tool")
 	else
-		say "no $tool on this machine: the adversarial suite in the VM will fail"
+		from[/opt/gnu/bin/$tool]="$tool in this machine's PATH"
 	fi
 done
 # The compatibility suite (t/55-compat.sh runs tests/compat/run.sh) runs
@@ -171,6 +178,61 @@ for f in "$here"/t/*.sh; do
 	files+=("$f:/tests/$(basename "$f")")
 done
 files+=("${extra[@]}")
+
+# What the image will hold (the DEST of each file that exists), and the
+# test files that will run in it: those sg.tests= in SG_VM_APPEND selects,
+# as guest.sh selects them.
+declare -A src_of=()
+for f in "${files[@]}"; do
+	case $f in
+	*:/*) src=${f%%:/*} dest=/${f#*:/} ;;
+	*) src=$f dest=/usr/local/bin/$(basename "$f") ;;
+	esac
+	[ -e "$src" ] && src_of[$dest]=$src
+done
+only=$(tr ' ' '\n' <<< "${SG_VM_APPEND:-}" | sed -n 's/^sg\.tests=//p' | tail -n 1)
+selected=()
+while read -r dest; do
+	name=$(basename "$dest" .sh)
+	if [ -z "$only" ] || grep -Eq -- "$only" <<< "$name"; then
+		selected+=("$name")
+	fi
+done < <(printf '%s\n' "${!src_of[@]}" | grep '^/tests/[^/]*\.sh$' | sort)
+[ ${#selected[@]} -gt 0 ] || { say "no test file matches sg.tests=$only"; say "0 passed, 1 failed, 0 skipped"; exit 1; }
+
+# Each test file names what it needs ("# needs: stepguard bpfdrive ..."):
+# a command the guest finds in PATH (busybox's applets are always there)
+# or an absolute path.  Whatever a selected file needs must be in the
+# image: a test cannot pass for want of what it tests with, and skipping
+# it would hide that.
+in_image() {
+	local d
+	case $1 in
+	/*) [ -n "${src_of[$1]-}" ]; return ;;
+	esac
+	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+		[ -n "${src_of[$d/$1]-}" ] && return 0
+	done
+	busybox --list | grep -qxF -- "$1"
+}
+declare -A needed_by=()
+for name in "${selected[@]}"; do
+	for need in $(sed -n 's/^# needs: *//p' "${src_of[/tests/$name.sh]}"); do
+		needed_by[$need]="${needed_by[$need]-}${needed_by[$need]:+, }$name"
+	done
+done
+missing=0
+for need in $(printf '%s\n' "${!needed_by[@]}" | sort); do
+	in_image "$need" && continue
+	say "missing: $need (${from[$need]:-not among the files given}), needed by ${needed_by[$need]}"
+	missing=$((missing + 1))
+done
+if [ "$missing" -gt 0 ]; then
+	say "nothing booted: build what is missing (make vm builds every binary and passes it)"
+	say "0 passed, $missing failed, 0 skipped"
+	exit 1
+fi
+say "test files: ${selected[*]}"
 
 run=$cache/run
 rm -rf "$run"
@@ -204,6 +266,53 @@ report() {
 		[ "$result" = FAIL ] && nfail=$((nfail + 1))
 	done < <(tr -d '\r' < "$log" | grep -E '^VMTEST [^ ]+ (PASS|FAIL|SKIP)( |$)')
 	end=$(tr -d '\r' < "$log" | grep -c '^VMTEST-END ' || true)
+
+	# Each result needs a name of its own: a second one with the same
+	# name would stand in for a row that was never reported.
+	local dup n
+	while read -r n dup; do
+		echo "VMTEST $tag/$dup/unique FAIL reported $n times"
+		count FAIL
+	done < <(tr -d '\r' < "$log" | sed -n 's/^VMTEST \([^ ]*\) \(PASS\|FAIL\|SKIP\)\( .*\)\{0,1\}$/\1/p' |
+		sort | uniq -c | awk '$1 > 1')
+
+	# Each test file that was to run must have begun, finished, and
+	# reported exactly the results it planned (guest.sh frames them with
+	# VMTEST-BEGIN and VMTEST-DONE, vm_plan declares them): a file that
+	# stopped half-way, or a guest that died, is not a shorter pass.
+	local acct f st nplans planned rows
+	acct=$(tr -d '\r' < "$log" | awk '
+		/^VMTEST-BEGIN / { cur = $2; order[++n] = cur; st[cur] = "unfinished"; np[cur] = 0; pl[cur] = 0; rw[cur] = 0; next }
+		/^VMTEST-PLAN / { if (cur != "") { np[cur]++; pl[cur] += $2 } next }
+		/^VMTEST-DONE / { if ($2 == cur) st[cur] = $3; cur = ""; next }
+		/^VMTEST [^ ]+ (PASS|FAIL|SKIP)( |$)/ { if (cur != "") rw[cur]++ }
+		END { for (i = 1; i <= n; i++) { f = order[i]; print f, st[f], np[f], pl[f], rw[f] } }')
+	for f in "${selected[@]}"; do
+		if ! read -r _ st nplans planned rows < <(grep "^$f " <<< "$acct"); then
+			echo "VMTEST $tag/$f/plan FAIL never started: the guest stopped before it"
+			count FAIL
+		elif [ "$st" = unfinished ]; then
+			echo "VMTEST $tag/$f/plan FAIL started, never finished: $rows results of $planned planned"
+			count FAIL
+		elif [ "$st" = not-run ]; then
+			: # guest.sh failed it: the image lacks what it needs
+		elif [ "$nplans" = 0 ]; then
+			echo "VMTEST $tag/$f/plan FAIL $rows results, but no plan (vm_plan)"
+			count FAIL
+		elif [ "$rows" != "$planned" ]; then
+			echo "VMTEST $tag/$f/plan FAIL $rows results, $planned planned"
+			count FAIL
+		else
+			echo "VMTEST $tag/$f/plan PASS $rows results, as planned"
+			count PASS
+		fi
+	done
+	while read -r f _; do
+		[ -n "$f" ] || continue
+		printf '%s\n' "${selected[@]}" | grep -qxF -- "$f" && continue
+		echo "VMTEST $tag/$f/plan FAIL ran, but run.sh did not select it"
+		count FAIL
+	done <<< "$acct"
 
 	# The boot itself is a result: it must reach VM-EXIT, the guest runner
 	# must finish, and a non-zero status must come with a failed test.

@@ -2,6 +2,10 @@
 # one the command line asked for, Landlock is there exactly when asked, and
 # the file systems later tests need work.  If these fail, every other
 # result of the boot is suspect.
+#
+# needs: landlock-abi mkfs.ext4 setfattr getfattr
+
+vm_plan 6 "lsm-list landlock-abi bpffs ext4-loop ext4-xattr user"
 
 echo "  uname -r: $(uname -r)"
 echo "  lsm: $(cat /sys/kernel/security/lsm 2>/dev/null)"
@@ -30,22 +34,18 @@ else
 	fi
 fi
 
-if ! command -v landlock-abi > /dev/null; then
-	skip landlock-abi "landlock-abi helper not in the image"
-else
-	abi=$(landlock-abi)
-	st=$?
-	if vm_lsm_requested landlock; then
-		if [ "$st" = 0 ] && [ "$abi" -ge 1 ]; then
-			pass landlock-abi "ABI $abi"
-		else
-			fail landlock-abi "landlock is in lsm= but $abi"
-		fi
-	elif [ "$st" != 0 ]; then
-		pass landlock-abi "not in lsm=, $abi"
+abi=$(landlock-abi)
+st=$?
+if vm_lsm_requested landlock; then
+	if [ "$st" = 0 ] && [ "$abi" -ge 1 ]; then
+		pass landlock-abi "ABI $abi"
 	else
-		fail landlock-abi "landlock is not in lsm= but reports ABI $abi"
+		fail landlock-abi "landlock is in lsm= but $abi"
 	fi
+elif [ "$st" != 0 ]; then
+	pass landlock-abi "not in lsm=, $abi"
+else
+	fail landlock-abi "landlock is not in lsm= but reports ABI $abi"
 fi
 
 # bpffs must be mounted for pinning; the eBPF tests depend on it.
@@ -57,36 +57,31 @@ fi
 
 # An ext4 file system on a loop device: real inodes and xattrs for the
 # write-filter tests (tmpfs lacks user xattrs and behaves differently).
-if ! command -v mkfs.ext4 > /dev/null; then
-	skip ext4-loop "mkfs.ext4 not in the image"
-else
-	rm -f /tmp/ext4.img
-	mkdir -p /mnt/ext4
-	if truncate -s 32M /tmp/ext4.img &&
-		mkfs.ext4 -q -F /tmp/ext4.img > /tmp/mkfs.out 2>&1 &&
-		dev=$(losetup -f) && losetup "$dev" /tmp/ext4.img &&
-		mount -t ext4 "$dev" /mnt/ext4 &&
-		echo hello > /mnt/ext4/file &&
-		[ "$(cat /mnt/ext4/file)" = hello ]; then
-		pass ext4-loop "ext4 on $dev: written and read back"
-		if ! command -v setfattr > /dev/null; then
-			skip ext4-xattr "setfattr not in the image (package attr)"
-		elif setfattr -n user.sg -v 1 /mnt/ext4/file &&
-			[ "$(getfattr -n user.sg --only-values /mnt/ext4/file)" = 1 ]; then
-			pass ext4-xattr "user.sg set and read back"
-		else
-			fail ext4-xattr "user xattrs do not work on ext4"
-		fi
-		umount /mnt/ext4
-		losetup -d "$dev"
+rm -f /tmp/ext4.img
+mkdir -p /mnt/ext4
+if truncate -s 32M /tmp/ext4.img &&
+	mkfs.ext4 -q -F /tmp/ext4.img > /tmp/mkfs.out 2>&1 &&
+	dev=$(losetup -f) && losetup "$dev" /tmp/ext4.img &&
+	mount -t ext4 "$dev" /mnt/ext4 &&
+	echo hello > /mnt/ext4/file &&
+	[ "$(cat /mnt/ext4/file)" = hello ]; then
+	pass ext4-loop "ext4 on $dev: written and read back"
+	if setfattr -n user.sg -v 1 /mnt/ext4/file &&
+		[ "$(getfattr -n user.sg --only-values /mnt/ext4/file)" = 1 ]; then
+		pass ext4-xattr "user.sg set and read back"
 	else
-		vm_show < /tmp/mkfs.out
-		umount /mnt/ext4 2> /dev/null
-		[ -n "${dev-}" ] && losetup -d "$dev" 2> /dev/null
-		fail ext4-loop "could not make, attach or mount an ext4 image (loop module loaded? $(lsmod | grep -c '^loop'))"
+		fail ext4-xattr "user xattrs do not work on ext4"
 	fi
-	rm -f /tmp/ext4.img
+	umount /mnt/ext4
+	losetup -d "$dev"
+else
+	vm_show < /tmp/mkfs.out
+	umount /mnt/ext4 2> /dev/null
+	[ -n "${dev-}" ] && losetup -d "$dev" 2> /dev/null
+	fail ext4-loop "could not make, attach or mount an ext4 image (loop module loaded? $(lsmod | grep -c '^loop'))"
+	fail ext4-xattr "not tried: no ext4 image (ext4-loop)"
 fi
+rm -f /tmp/ext4.img
 
 # The unprivileged user the Landlock tests run as.
 # shellcheck disable=SC2016 # expanded by the user's shell

@@ -8,13 +8,18 @@
 # the first loaded; two concurrent steps cannot write each other's work
 # dir; a rename out is refused and logged with both ends.  And an
 # unprivileged stepguard never uses eBPF.
+#
+# needs: stepguard bpfdrive
 
-if ! command -v stepguard > /dev/null; then
-	skip launcher-bpf "stepguard is not in the image (not built)"
-	return 0
+# Each mode's suite: pin-cold, pin-reuse, scopes; p51, p51-log, audit,
+# audit-log; rename; without-root, without-user; killed, killed-gc.
+# Then sg-log-lines, and the unprivileged rows sg-user-auto,
+# sg-user-auto-log, sg-user-bpf-fmod, sg-user-bpf-fmod-ran.
+if vm_lsm_active bpf; then
+	vm_plan $((2 * 12 + 5)) "bpf-lsm and bpf-fmod, 12 each; 5 more"
+else
+	vm_plan $((12 + 5)) "bpf-fmod, 12; 5 more"
 fi
-have_bpfdrive=0
-command -v bpfdrive > /dev/null && have_bpfdrive=1
 
 LOG=/var/log/sg.json
 mkdir -p /var/log
@@ -68,8 +73,11 @@ wait_for() {
 	return 0
 }
 
+# max_prog_id: the highest id of the programs the kernel holds, a number;
+# empty when bpfdrive did not give one, and the rows that compare ids
+# fail then: "unchanged" must be two equal numbers, not two empty strings
 max_prog_id() {
-	[ "$have_bpfdrive" = 1 ] && bpfdrive --max-prog-id 2> /dev/null
+	bpfdrive --max-prog-id 2> /dev/null | sed -n 's/^max-prog-id: \([0-9][0-9]*\)$/\1/p'
 }
 
 # --- One mode ---------------------------------------------------------------
@@ -77,19 +85,26 @@ max_prog_id() {
 # pins M: a cold start, then a second step while the first runs (it must
 # reuse the pins: nothing loaded or verified again), and the two steps,
 # each with its own work dir, cannot write into each other's.
+#
+# The steps overlap by a handshake, not by timing: each signals with a
+# file in its own dir (the other's is refused to it, and reads are not)
+# and waits for the other's.  A tries B's dir once B is running; B tries
+# A's once A has tried and is still waiting for B to finish.  Each says
+# what it saw; a wait that runs out says so and ends its step with 3, and
+# the scopes row fails unless both saw the other running ($vm_await).
 pins() {
 	m=$1 ws=$2
 	a=$ws/a b=$ws/b
 	mkdir -p "$a" "$b"
 	rm -f "$a"/* "$b"/*
-	# A: writes its own dir, waits for B's first write, tries B's dir,
-	# says it is done (in its own dir) and waits for B to finish.
-	stepguard --filter $m --log "$LOG" --step pin1-$m -w "$a" -- sh -c '
+	# A: writes its own dir, waits for B's, tries B's dir, says it has
+	# tried (in its own dir) and waits for B to finish.
+	stepguard --filter $m --log "$LOG" --step pin1-$m -w "$a" -- sh -c "$vm_await"'
 		echo a > "$1/own"
-		i=0; while [ ! -e "$2/own" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		await "$2/own" "A: B running"
 		echo x > "$2/from-a" && echo "A wrote into B"
 		echo done > "$1/done"
-		i=0; while [ ! -e "$2/done" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done' \
+		await "$2/done" "A: B finished"' \
 		sh "$a" "$b" > "$VMTEST_STATE/pin1-$m.out" 2>&1 &
 	first=$!
 	if ! wait_for '[ "$(nrecs pin1-$m start)" = 1 ]'; then
@@ -100,9 +115,9 @@ pins() {
 		return 0
 	fi
 	max1=$(max_prog_id)
-	vm_run pin2-$m stepguard --filter $m --log "$LOG" --step pin2-$m -w "$b" -- sh -c '
+	vm_run pin2-$m stepguard --filter $m --log "$LOG" --step pin2-$m -w "$b" -- sh -c "$vm_await"'
 		echo b > "$2/own"
-		i=0; while [ ! -e "$1/done" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		await "$1/done" "B: A tried, still running"
 		echo y > "$1/from-b" && echo "B wrote into A"
 		echo done > "$2/done"' sh "$a" "$b"
 	st2=$vm_status
@@ -131,15 +146,20 @@ pins() {
 		fail sg-$m-pin-reuse "second step: backend=$k2 bpf_reused=$r2 bpf_programs=$n2, expected $m, true, $n1"
 	elif ! grep -q "write filter $m (pinned programs reused" "$VMTEST_STATE/pin2-$m.out"; then
 		fail sg-$m-pin-reuse "the start line does not say the programs were reused"
-	elif [ "$have_bpfdrive" = 1 ] && [ "$max1" != "$max2" ]; then
+	elif [ -z "$max1" ] || [ -z "$max2" ]; then
+		fail sg-$m-pin-reuse "no program ids to compare: bpfdrive --max-prog-id gave '$max1' and '$max2'"
+	elif [ "$max1" != "$max2" ]; then
 		fail sg-$m-pin-reuse "the kernel gave out new program ids during the second step: $max1 -> $max2"
 	else
-		pass sg-$m-pin-reuse "second step while the first ran: bpf_reused true, $n2 programs${max2:+, $max2 unchanged}"
+		pass sg-$m-pin-reuse "second step while the first ran: bpf_reused true, $n2 programs, highest program id $max2 unchanged"
 	fi
 
 	# Each could write its own dir, neither the other's; each refusal
 	# is in its own step's records, and only there.
-	if [ "$st1" != 0 ] || [ "$st2" != 0 ]; then
+	seen="$(grep -c '^saw: A: B running$' "$VMTEST_STATE/pin1-$m.out")$(grep -c '^saw: A: B finished$' "$VMTEST_STATE/pin1-$m.out")$(grep -c '^saw: B: A tried, still running$' "$VMTEST_STATE/pin2-$m.out")"
+	if [ "$seen" != 111 ]; then
+		fail sg-$m-scopes "the steps did not overlap as arranged (A saw B running, B saw A's attempt, A saw B finish: $seen); exits $st1 and $st2"
+	elif [ "$st1" != 0 ] || [ "$st2" != 0 ]; then
 		fail sg-$m-scopes "the steps exited $st1 and $st2"
 	elif [ "$(cat "$a/own" 2> /dev/null)" != a ] || [ "$(cat "$b/own" 2> /dev/null)" != b ]; then
 		fail sg-$m-scopes "a step could not write its own work dir"
@@ -152,7 +172,7 @@ pins() {
 	elif [ "$(recs pin1-$m end | field denials)" != 1 ] || [ "$(recs pin2-$m end | field denials)" != 1 ]; then
 		fail sg-$m-scopes "the end records do not count one denial each"
 	else
-		pass sg-$m-scopes "concurrent steps: each wrote its own dir, was refused the other's, one denial record each"
+		pass sg-$m-scopes "concurrent steps (each saw the other running when it tried): each wrote its own dir, was refused the other's, one denial record each"
 	fi
 }
 
@@ -394,11 +414,7 @@ suite() {
 	# Nothing pinned: the first step below starts cold.  And on a boot
 	# with both modes, the other mode's set must go, or it would attach
 	# next to this one and do its refusing for it.
-	if [ "$have_bpfdrive" = 1 ]; then
-		bpfdrive --unload --force > /dev/null 2>&1
-	else
-		stepguard --unload --force > /dev/null 2>&1
-	fi
+	bpfdrive --unload --force > /dev/null 2>&1
 	tu=$(uptime_ms)
 	pins $m "$ws"
 	t1=$(uptime_ms)
@@ -462,23 +478,33 @@ if vm_lsm_active landlock; then
 	*) fail sg-user-auto-log "uid 1000: start record backend '$(echo "$rec" | field backend)': $rec" ;;
 	esac
 else
-	vm_expect sg-user-auto 71 'landlock' as_user sh -c "$ustep"
-	if exists "$uw/user-ok" || grep -q '"event":"start"' "$ulog" 2> /dev/null; then
+	# The control, with no stepguard able to run it here: the same step
+	# as sgtest, bare, writes user-ok; so its absence below is the
+	# refusal's, and the marker of the bpf-fmod row too.
+	as_user sh -c "echo ok > $uw/user-ok"
+	ctl=$(cat "$uw/user-ok" 2> /dev/null)
+	rm -f "$uw/user-ok"
+	vm_refused sg-user-auto 71 'landlock' "$uw/user-ok" as_user sh -c "$ustep"
+	if [ "$ctl" != ok ]; then
+		fail sg-user-auto-log "control: the step as sgtest without stepguard did not write $uw/user-ok"
+	elif exists "$uw/user-ok" || grep -q '"event":"start"' "$ulog" 2> /dev/null; then
 		fail sg-user-auto-log "refused, but the step ran"
 	else
-		pass sg-user-auto-log "uid 1000 without Landlock: refused, the step never ran (no start record)"
+		pass sg-user-auto-log "uid 1000 without Landlock: refused, the step never ran (no user-ok, no start record; bare, it writes user-ok)"
 	fi
 fi
 # eBPF asked for by name: refused, never a fallback.
-rm -f "$uw/user-ok"
-vm_expect sg-user-bpf-fmod 71 'root' as_user sh -c "exec stepguard --filter bpf-fmod -w $uw -- sh -c 'echo ok > $uw/user-ok'"
+vm_refused sg-user-bpf-fmod 71 'root' "$uw/user-ok" \
+	as_user sh -c "exec stepguard --filter bpf-fmod -w $uw -- sh -c 'echo ok > $uw/user-ok'"
 max2=$(max_prog_id)
 if exists "$uw/user-ok"; then
 	fail sg-user-bpf-fmod-ran "the step ran"
+elif [ -z "$max1" ] || [ -z "$max2" ]; then
+	fail sg-user-bpf-fmod-ran "no program ids to compare: bpfdrive --max-prog-id gave '$max1' and '$max2'"
 elif [ "$max1" != "$max2" ]; then
 	fail sg-user-bpf-fmod-ran "programs were loaded: $max1 -> $max2"
 else
-	pass sg-user-bpf-fmod-ran "the step did not run, nothing loaded"
+	pass sg-user-bpf-fmod-ran "the step did not run, nothing loaded (highest program id $max2 before and after)"
 fi
 
 # The filter stays pinned: unloading costs about 3 s on 6.1 under TCG, and

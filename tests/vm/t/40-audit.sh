@@ -1,16 +1,18 @@
 # 40-audit.sh — `stepguard audit` on a real eBPF log: the four P-51
 # denials a step leaves are summarised in text, as JSON, and as GitHub
 # annotations, and the job summary is appended to, never truncated.
+#
+# needs: stepguard
 
-if ! command -v stepguard > /dev/null; then
-	skip audit "stepguard is not in the image (not built)"
-	return 0
-fi
+# audit-step, -step-fs, -text, -text-paths, -github, -github-count,
+# -summary, -summary-appended, -json
+vm_plan 9
 
 ALOG=/var/log/sg-audit.json
 W=/var/tmp/sga/work
 rm -rf /var/tmp/sga "$ALOG" /root/p51-audit /root/.p51-audit /tmp/p51-audit /var/tmp/sga/p51-audit
-mkdir -p "$W"
+# (the image has no /var/log: 30-launcher-bpf made it, when it ran first)
+mkdir -p "$W" /var/log
 export HOME=/root
 
 # bpf-fmod runs on every boot as root; it is the mode of GitHub's runners.

@@ -12,7 +12,8 @@
 #   boot without Landlock      nothing here (10-stepguard proves the refusal)
 #
 # Every case of every pass is one result line,
-#     VMTEST adv.<backend>.<user>/<case> PASS|FAIL|SKIP <what>
+#     VMTEST adv.<backend>.<user>/<kind>/<case> PASS|FAIL|SKIP <what>
+# (kind deny or allow: a case name can be both, e.g. chown)
 # so a regression names the case, the backend, the user and the kernel.
 # The suite judges each case from outside (the file system afterwards)
 # and first runs it unconfined to prove that it can land: a case that does
@@ -22,20 +23,12 @@
 # tests/vm/run.sh) chooses the passes instead, e.g. sg.adv=bpf-fmod:root
 # for a quick look, sg.adv=ebpf:root for the one eBPF backend the boot
 # enforces with (what `make asan` runs); sg.adv=none turns the suite off.
+#
+# needs: stepguard adversary mkfs.ext4 /usr/local/share/stepguard/adversarial.sh
+# needs: /opt/gnu/bin/bash /opt/gnu/bin/grep /opt/gnu/bin/setpriv /opt/gnu/bin/getent /opt/gnu/bin/losetup
 
 SUITE=/usr/local/share/stepguard/adversarial.sh
 GNU=/opt/gnu/bin
-
-for need in stepguard adversary; do
-	if ! command -v "$need" > /dev/null; then
-		skip adversarial "$need is not in the image (not built)"
-		return 0
-	fi
-done
-if [ ! -r "$SUITE" ] || [ ! -x "$GNU/bash" ]; then
-	skip adversarial "the suite or its GNU tools are not in the image (see tests/vm/run.sh)"
-	return 0
-fi
 
 # Which passes this boot runs.  The unconfined half of each case depends
 # on the kernel and the user, not on the backend: it runs once per user
@@ -55,15 +48,23 @@ elif vm_lsm_active landlock; then
 	# landlock:root reuses bpf-fmod:root's unconfined runs: half a pass.
 	passes="bpf-fmod:root landlock:root"
 else
+	vm_plan 1
 	skip adversarial "Landlock is off in this boot: every unprivileged step is refused (10-stepguard)"
 	return 0
 fi
 want=$(vm_cmdline sg.adv)
 case $want in
 '') ;;
-none) skip adversarial "sg.adv=none on the kernel command line"; return 0 ;;
+none) vm_plan 1; skip adversarial "sg.adv=none on the kernel command line"; return 0 ;;
 *) passes=$(echo "$want" | tr ',' ' ') ;;
 esac
+
+# The plan: every case the suite lists, once a pass, and the pass's own
+# result.  (--list names the cases without running anything.)
+ncases=$(PATH=$GNU:$PATH STEPGUARD=$(command -v stepguard) ADVERSARY=$(command -v adversary) \
+	"$GNU/bash" "$SUITE" --list | grep -cE '^(deny|allow) ')
+npasses=$(echo $passes | wc -w)
+vm_plan $((npasses * (ncases + 1))) "$npasses passes of $ncases cases, and each pass's result"
 
 # The tree lives on ext4, not tmpfs: real inodes, user xattrs on 6.1
 # (tmpfs has them only from 6.6), inode flags (chattr), and set-user-ID
@@ -99,7 +100,7 @@ for pass in $passes; do
 	secs=$(awk -v a="$start" '{ printf "%.0f", $1 - a }' /proc/uptime)
 	# Result lines are "STATUS KIND NAME WHAT"; the lines under a FAIL
 	# say what landed, and are shown as they are.
-	sed -n 's/^\(PASS\|FAIL\|SKIP\) \(deny\|allow\) *\([^ ]*\) *\(.*\)$/\1 \3 \4/p' "$out" |
+	sed -n 's/^\(PASS\|FAIL\|SKIP\) \(deny\|allow\) *\([^ ]*\) *\(.*\)$/\1 \2\/\3 \4/p' "$out" |
 		while read -r r name what; do
 			vm_result "$r" "$tag/$name" "$what"
 		done

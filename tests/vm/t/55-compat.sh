@@ -17,21 +17,17 @@
 # busybox's sh would run its own applets (cp, tar, ...) before the GNU
 # tools in PATH.  sg.compat=USER,... on the kernel command line chooses
 # the users instead (root, sudo:sgtest); sg.compat=none turns it off.
+#
+# needs: stepguard /usr/local/share/stepguard/compat/run.sh /usr/local/share/stepguard/compat/tree.sh
+# needs: /opt/gnu/bin/bash /opt/compat/bin/find
 
 SUITE=/usr/local/share/stepguard/compat/run.sh
 GNU=/opt/gnu/bin
 TOOLS=/opt/compat/bin
 
-if ! command -v stepguard > /dev/null; then
-	skip compat "stepguard is not in the image (not built)"
-	return 0
-fi
-if [ ! -r "$SUITE" ] || [ ! -x "$GNU/bash" ] || [ ! -x "$TOOLS/find" ]; then
-	skip compat "the suite or its GNU tools are not in the image (see tests/vm/run.sh)"
-	return 0
-fi
 case $(uname -r) in
 [0-5].* | 6.[0-9].* | 6.1[01].*)
+	vm_plan 1
 	skip compat "runs in the boots of the newest kernel only (VM time): $(uname -r) is older"
 	return 0 ;;
 esac
@@ -40,6 +36,7 @@ if vm_lsm_active bpf; then
 elif vm_lsm_active landlock; then
 	backend=bpf-fmod users=sudo:sgtest
 else
+	vm_plan 1
 	skip compat "the boot without Landlock is for the fail-closed rows; compat runs in the bpf and nobpf boots"
 	return 0
 fi
@@ -47,9 +44,15 @@ fi
 want=$(vm_cmdline sg.compat)
 case $want in
 '') ;;
-none) skip compat "sg.compat=none on the kernel command line"; return 0 ;;
+none) vm_plan 1; skip compat "sg.compat=none on the kernel command line"; return 0 ;;
 *) users=$(echo "$want" | tr ',' ' ') ;;
 esac
+
+# The plan: every case the suite lists (the control "outside" among
+# them), once a user, and each pass's own result.
+ncases=$(PATH=$TOOLS:$GNU:$PATH "$GNU/bash" "$SUITE" --list | grep -c .)
+nusers=$(echo $users | wc -w)
+vm_plan $((nusers * (ncases + 1))) "$nusers passes of $ncases cases, and each pass's result"
 
 for who in $users; do
 	tag="compat.$backend.$(echo "$who" | tr ':' '-')"
