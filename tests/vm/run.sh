@@ -27,7 +27,7 @@
 #
 # Environment: SG_VM_JOBS boots at a time (default: the number of CPUs),
 # SG_VM_SMP CPUs and SG_VM_MEM MiB per VM (1, 1024), SG_VM_TIMEOUT seconds
-# per boot (900: a boot runs up to three passes of the adversarial suite), SG_VM_OFFLINE=1 to boot only what the cache holds,
+# per boot (1500: a boot runs up to three passes of the adversarial suite, about 500 s on an idle 2-core machine, and more than 900 s when the machine is busy), SG_VM_OFFLINE=1 to boot only what the cache holds,
 # SG_VM_CACHE (tests/vm/cache), SG_VM_KERNEL_METAS (see fetch-kernels.sh),
 # SG_VM_CONFIGS the configs without --config (default: all),
 # SG_VM_APPEND more kernel arguments (e.g. sg.adv=bpf-fmod:root, see t/50-adversarial.sh;
@@ -53,7 +53,7 @@ usage() {
 	echo "usage: $0 [--kernel RELEASE]... [--config bpf|nobpf|nolandlock]... [--jobs N] [--timeout S] [--verbose] [FILE|SRC:DEST]..." >&2
 	exit 64
 }
-want_kernels=() configs=() jobs=${SG_VM_JOBS:-$(nproc)} timeout=${SG_VM_TIMEOUT:-900} verbose=0
+want_kernels=() configs=() jobs=${SG_VM_JOBS:-$(nproc)} timeout=${SG_VM_TIMEOUT:-1500} verbose=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) want_kernels+=("${2?}"); shift 2 ;;
