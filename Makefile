@@ -237,7 +237,7 @@ failclosed: $(BUILD)/stepguard $(BUILD)/tests/fchelper
 		bash tests/failclosed/run.sh
 
 # Fifty steps at once sharing one log, judged from outside (as root: the
-# steps run as root and as sgtest, whom `host` creates).
+# steps run as root and as sgtest, created if missing; a user that cannot be made fails the run).
 # CONCURRENCY_ARGS=--repeat 10 for the issue's ten runs in a row.
 concurrency: $(BUILD)/stepguard
 	STEPGUARD=$(CURDIR)/$(BUILD)/stepguard bash tests/concurrency/run.sh $(CONCURRENCY_ARGS)
