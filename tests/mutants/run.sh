@@ -183,7 +183,7 @@ chmod -R a+rX "$scratch" # an unprivileged user may run the tests from here
 rows=()
 status=0
 row() {  # NAME RESULT KILLER DETAIL
-	rows+=("$1|$2|$3|$4")
+	rows+=("$1"$'\t'"$2"$'\t'"$3"$'\t'"$4")
 	case $2 in killed) ;; *) status=1 ;; esac
 }
 
@@ -436,11 +436,14 @@ fi
 # ---- the table ---------------------------------------------------------
 
 n_killed=0 n_survived=0 n_not=0
+# A Markdown table (tests/mutants/README.md keeps the last full run's).
+md() { sed 's/|/\\|/g' <<<"$1"; }
 echo
-printf '| %-45s | %-10s | %-22s | %s\n' mutant result "killed by" "seen"
+echo "| mutant | result | killed by | seen |"
+echo "|---|---|---|---|"
 for r in "${rows[@]}"; do
-	IFS='|' read -r name result t detail <<<"$r"
-	printf '| %-45s | %-10s | %-22s | %s\n' "$name" "$result" "$t" "$detail"
+	IFS=$'\t' read -r name result t detail <<<"$r"
+	printf '| %s | %s | `%s` | %s |\n' "$name" "$result" "$(md "$t")" "$(md "$detail")"
 	case $result in
 	killed) n_killed=$((n_killed + 1)) ;;
 	SURVIVED) n_survived=$((n_survived + 1)) ;;
