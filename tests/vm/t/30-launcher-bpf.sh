@@ -289,11 +289,14 @@ killed() {
 			done'\'' sh "$1" "$2" 2> /dev/null & )
 		exec sleep 30' sh "$out" "$in" >> "$rep" 2> "$VMTEST_STATE/$name.err" &
 	sg=$!
-	if ! wait_for 'grep -q " in-" "$rep"'; then
+	# The start record is written once the step's exec succeeded, while
+	# the step already runs: kill only after it, or a slow stepguard
+	# (ASan) dies before writing it and the log check below fails.
+	if ! wait_for 'grep -q " in-" "$rep"' || ! wait_for '[ "$(nrecs $name start)" = 1 ]'; then
 		kill -KILL $sg
 		wait $sg
 		vm_show < "$VMTEST_STATE/$name.err"
-		fail $name "the daemon did not start within 10 s"
+		fail $name "the daemon did not start, or stepguard wrote no start record, within 10 s"
 		return 0
 	fi
 	kill -KILL $sg
