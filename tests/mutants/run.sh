@@ -393,13 +393,15 @@ if [ ${#vm_patches[@]} -gt 0 ] && [ -z "$vm_why" ]; then
 			vf=${vm_file[$name]:-25-exec}
 			judged=() killed_on=() survived_on=()
 			for k in "${kernels[@]}"; do
+				# A release is no regex (6.12.117+deb12: the + is not literal).
+				k_re=$(sed 's/[.+]/[&]/g' <<<"$k")
 				# The kernel judges it when the killing rows ran and passed unmodified.
-				base=$(grep -E "^VMTEST $k/bpf/baseline:($rowre) " "$scratch/vm.log")
+				base=$(grep -E "^VMTEST $k_re/bpf/baseline:($rowre) " "$scratch/vm.log")
 				if [ -z "$base" ] || grep -qv ' PASS' <<<"$base"; then
 					continue
 				fi
 				judged+=("$k")
-				if grep -Eq "^VMTEST $k/bpf/$name:($rowre) FAIL" "$scratch/vm.log"; then
+				if grep -Eq "^VMTEST $k_re/bpf/$name:($rowre) FAIL" "$scratch/vm.log"; then
 					killed_on+=("$k")
 				else
 					survived_on+=("$k")
