@@ -162,7 +162,11 @@ echo deep > "$DEEP"
 # stepguard must run here at all, or nothing below means anything.
 (cd "$W" && "$SG" -q -- /bin/true) ||
 	die "stepguard -- /bin/true fails in $W; see: $SG --check"
-SG_LINE=$(cd "$W" && "$SG" -- /bin/true 2>&1 >/dev/null | head -1)
+# All of stderr, then its first line: `| head -1` may exit before
+# stepguard's second line (root's "note:"), and with pipefail the SIGPIPE
+# that stepguard then gets ended this script (exit 141).
+SG_LINE=$(cd "$W" && "$SG" -- /bin/true 2>&1 >/dev/null)
+SG_LINE=${SG_LINE%%$'\n'*}
 POLICY_NOTE="compiled-in defaults (rules.d)"
 if [ -e /etc/stepguard/stepguard.ini ] || [ -d /etc/stepguard/rules.d ]; then
 	POLICY_NOTE="compiled-in defaults plus /etc/stepguard (present on this machine)"
