@@ -196,9 +196,13 @@ TEST_LINK_test_summary         := $(call objs,launcher/summary.c) $(LIB_OBJS)
 TEST_LINK_test_selftest        := $(call objs,selftest/holder.c confine/user.c confine/caps.c) \
 	$(POLICY_OBJS)
 
+# test_supervisor times a race by wrapping the supervisor's readlinkat
+# (test_supervisor_acts_on_the_judged_object).
+TEST_LDFLAGS_test_supervisor   := -Wl,--wrap=readlinkat
+
 .SECONDEXPANSION:
 $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $$(TEST_LINK_test_$$*)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
+	$(CC) $(LDFLAGS) $(TEST_LDFLAGS_test_$*) -o $@ $^ $(LDLIBS) $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
 check: unit cli host modelcli concurrency failclosed compat vm
 

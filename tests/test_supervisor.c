@@ -2046,6 +2046,87 @@ static void test_supervisor_races(void **state)
 	run_done(&run);
 }
 
+/* ---- acting on what was judged ---------------------------------------- */
+
+/*
+ * The races above cannot be timed: the supervisor's window between its
+ * judgement and its act is a few microseconds, and a supervisor that looked
+ * the step's name up again to act would survive them (mutant 187).  This
+ * one is timed.  The binary is linked with --wrap=readlinkat: when the
+ * supervisor has read work/x's target (f, inside) while resolving the
+ * step's chmod, the wrapper turns work/x into a link to ../out/f before the
+ * supervisor goes on.  The supervisor acts on the descriptor it judged, so
+ * work/f changes; one that acted on the name again would change out/f.
+ */
+static struct {
+	int dirfd;
+	dev_t dev;
+	ino_t ino;
+	bool armed;
+	int swapped;  /* 1 done, -errno failed, 0 the read never came */
+} g_swap;
+
+ssize_t __real_readlinkat(int fd, const char *path, char *buf, size_t len);
+ssize_t __wrap_readlinkat(int fd, const char *path, char *buf, size_t len);
+
+ssize_t __wrap_readlinkat(int fd, const char *path, char *buf, size_t len)
+{
+	ssize_t n = __real_readlinkat(fd, path, buf, len);
+	int saved = errno;
+	struct stat st;
+
+	if (g_swap.armed && n >= 0 && path[0] == '\0' && fstat(fd, &st) == 0 &&
+	    st.st_dev == g_swap.dev && st.st_ino == g_swap.ino) {
+		g_swap.armed = false;
+		g_swap.swapped = renameat(g_swap.dirfd, "work/x_out", g_swap.dirfd,
+					  "work/x") == 0 ? 1 : -errno;
+	}
+	errno = saved;
+	return n;
+}
+
+static void probe_chmod_x(struct report *r, const struct fx *fx)
+{
+	(void)fx;
+	rec(r, chmod("work/x", 0600));
+}
+
+static void test_supervisor_acts_on_the_judged_object(void **state)
+{
+	struct fx *fx = *state;
+	struct run run;
+	struct stat st;
+
+	put_file(fx, "out/f", "x\n", 0644);
+	put_file(fx, "work/f", "x\n", 0644);
+	assert_int_equal(symlinkat("f", fx->bfd, "work/x"), 0);
+	assert_int_equal(symlinkat("../out/f", fx->bfd, "work/x_out"), 0);
+	assert_int_equal(fstatat(fx->bfd, "work/x", &st, AT_SYMLINK_NOFOLLOW), 0);
+	g_swap.dirfd = fx->bfd;
+	g_swap.dev = st.st_dev;
+	g_swap.ino = st.st_ino;
+	g_swap.swapped = 0;
+	g_swap.armed = true;
+	run_supervised(fx, probe_chmod_x, &run);
+	g_swap.armed = false;
+	/* The swap happened during the step's call (or this proves nothing)... */
+	if (g_swap.swapped != 1) {
+		print_error("work/x was %s\n", g_swap.swapped == 0 ? "never read by the supervisor"
+				: strerror(-g_swap.swapped));
+		fail();
+	}
+	/* ...the name now leads outside... */
+	assert_int_equal(fstatat(fx->bfd, "work/x", &st, 0), 0);
+	assert_true(st.st_ino == st_of(fx, "out/f").st_ino);
+	/* ...and the call still changed what was judged, inside, only. */
+	assert_int_equal(run.rep->n, 1);
+	assert_int_equal(run.rep->val[0], 0);
+	mode_is(fx, "work/f", 0600);
+	mode_is(fx, "out/f", 0644);
+	assert_int_equal(run.n_ev, 0);
+	run_done(&run);
+}
+
 /* ---- reading the step's memory ---------------------------------------- */
 
 static void probe_memory(struct report *r, const struct fx *fx)
@@ -4170,6 +4251,7 @@ int main(void)
 		FX_TEST(test_supervisor_threads_and_children),
 		FX_TEST(test_supervisor_real_tools),
 		FX_TEST(test_supervisor_races),
+		FX_TEST(test_supervisor_acts_on_the_judged_object),
 		/*
 		 * Issue 16's after the races: the path-flip race needs its
 		 * thread scheduled while the step's calls are supervised, and
