@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpf/loader.h"
 #include "confine/confine.h"
 #include "lib/exitcodes.h"
 
@@ -150,6 +151,13 @@ static int report(FILE *f, const struct sg_plan *pl, const struct sg_roots *root
 				sg_gaps_str(sg_confine_gaps(conf), g, sizeof(g)));
 			if (sg_confine_fallback_why(conf)[0])
 				fprintf(f, "# eBPF backends: %s\n", sg_confine_fallback_why(conf));
+			/*
+			 * Which pin directory is this build's: the one --unload
+			 * removes and the only one it ever reuses (named by a
+			 * digest of the embedded object, bpf/loader.c).
+			 */
+			fprintf(f, "# eBPF pins of this build: %s/%s\n", SG_BPF_PIN_ROOT,
+				sg_bpf_version());
 		}
 		if (p->credentials.n == 0)
 			fprintf(f, "# warning: [credentials] variables is empty, so ruling 2 never applies\n");

@@ -318,6 +318,20 @@ expect 64 'stepw.ini:2: [step:s] write.tmp: ${env:SG_UNSET_VAR} is used' step-wr
 # --- usage and statuses ----------------------------------------------------
 expect 0 'stepguard 0.' version -- "$SG" --version
 expect 0 '--allow-write' help -- "$SG" --help
+# The eBPF pins are this build's only: their directory is named by a
+# digest of the embedded object (FNV-1a, folded to 32 bits), recomputed
+# here from the object the build embedded.
+obj=${SG_BPF_OBJECT:-$(dirname "$SG")/bpf/stepguard.bpf.o}
+[ -f "$obj" ] || obj=$here/../../build/bpf/stepguard.bpf.o
+if ! digest=$(perl -e 'use integer; open(my $f, "<:raw", $ARGV[0]) or die "$ARGV[0]: $!\n";
+	local $/; my $h = 0xcbf29ce484222325;
+	for my $b (unpack("C*", <$f>)) { $h ^= $b; $h *= 0x100000001b3; }
+	printf("%08x\n", ($h ^ ($h >> 32)) & 0xffffffff);' "$obj" 2>&1); then
+	ko "pins-digest: cannot read the embedded object ($digest); SG_BPF_OBJECT names it"
+else
+	expect 0 "# eBPF pins of this build: /sys/fs/bpf/stepguard/v$(sed -n 's/^VERSION *:= *//p' "$here/../../Makefile" | tr . _)-$digest" \
+		pins-digest -- "${E[@]}" "$SG" --check -w work -- true
+fi
 expect 64 'no command given' no-command -- "${E[@]}" "$SG"
 expect 64 'unknown option --frobnicate (see' unknown-option -- "${E[@]}" "$SG" --frobnicate -- true
 # inside a cluster getopt has not moved on: the letter and its cluster, not argv[0]

@@ -133,6 +133,11 @@ declare -A killer=(
 	[173-log-inside-root-accepted]=script:tests/cli/run.sh
 	[174-pin-root-owner-unchecked]='failclosed:^backend-ebpf-pins-bad\.'
 	[175-denials-not-counted]=script:tests/cli/landlock-log.sh
+	[184-landlock-restricts-without-nnp]=test_landlock
+	[185-seccomp-loads-without-nnp]=test_seccomp
+	[186-no-new-privs-not-set]='host:^setuid-chown$'
+	[187-chmod-acts-on-the-name-again]=test_supervisor
+	[188-pins-not-named-by-the-object]=script:tests/cli/run.sh
 )
 
 # The VM rows that kill each VM-only mutant (result names in the test
@@ -151,6 +156,7 @@ declare -A vm_killer=(
 	[180-unload-ignores-busy-scopes]='bpf-(lsm|fmod)-unload-busy'
 	[181-ring-overflow-not-counted]='bpf-(lsm|fmod)-lost'
 	[182-scope-gone-lets-task-loose]='bpf-(lsm|fmod)-daemon'
+	[189-other-builds-pins-not-named]='bpf-(lsm|fmod)-stale'
 )
 # The test file (tests/vm/t/NAME.sh) whose rows those are: 25-exec unless named.
 declare -A vm_file=(
@@ -161,6 +167,7 @@ declare -A vm_file=(
 	[180-unload-ignores-busy-scopes]=20-bpf
 	[181-ring-overflow-not-counted]=20-bpf
 	[182-scope-gone-lets-task-loose]=20-bpf
+	[189-other-builds-pins-not-named]=20-bpf
 )
 
 quick=0
