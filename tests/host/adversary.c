@@ -51,6 +51,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -2746,6 +2747,113 @@ static int cmd_sched_set(int argc, char **argv)
 	return create_file(argv[1], "sched-ok\n");
 }
 
+/* The start of PID's stack, from its maps, or 0 when they cannot be read. */
+static unsigned long stack_of(pid_t pid)
+{
+	char path[64], line[512];
+	unsigned long lo = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%lx-", &lo) == 1)
+			break;
+	fclose(f);
+	return lo;
+}
+
+/*
+ * The memory-placement calls that name another process: migrate_pages
+ * (node 0 to node 0), move_pages (where one page lives) and
+ * process_madvise(MADV_COLD) on one page.  Each needs ptrace read access
+ * to the target (and process_madvise CAP_SYS_NICE for another process),
+ * so Landlock's scoping and the eBPF ptrace guard refuse them outside the
+ * step.  Their only effect outside is their answer, so OUT gets one line
+ * per call, "landed NAME" or "refused NAME ERRNO", for the harness to
+ * judge.  On "self" they must all work on the caller: OUT then says mm-ok.
+ */
+static int cmd_mm_pages(int argc, char **argv)
+{
+	static char page[4096] __attribute__((aligned(4096)));
+	unsigned long nodes = 1, addr;
+	char out[512];
+	size_t o = 0;
+	int status = 0, pidfd, landed = 0, n = 0;
+	struct iovec iov;
+	void *pages[1];
+	bool self;
+	pid_t pid;
+	long r;
+
+	if (argc != 2)
+		return usage_error("mm-pages PID|@PIDFILE|self OUT");
+	self = strcmp(argv[0], "self") == 0;
+	if (self)
+		pid = getpid();
+	else if (!parse_pid_arg(argv[0], &pid))
+		return usage_error("mm-pages: no pid in the PID argument");
+	page[0] = 1; /* present */
+	/*
+	 * A page the target has mapped, so that an unconfined run really
+	 * moves it; where its maps cannot be read (confined), any address:
+	 * the access check comes before the address is looked at.
+	 */
+	addr = self ? (unsigned long)page : stack_of(pid);
+	if (addr == 0)
+		addr = (unsigned long)page;
+	pages[0] = (void *)addr;
+
+#define MM_RESULT(name)                                                                   \
+	do {                                                                              \
+		n++;                                                                      \
+		if (r >= 0) {                                                             \
+			landed++;                                                         \
+			ok("%s(%d)", name, (int)pid);                                     \
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "landed %s\n", name); \
+		} else {                                                                  \
+			refused("%s(%d)", name, (int)pid);                                \
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "refused %s %s\n", name, \
+					      ename(errno));                              \
+		}                                                                         \
+	} while (0)
+
+	reach("migrate_pages(%d, node 0 -> node 0)", (int)pid);
+	r = syscall(SYS_migrate_pages, self ? 0 : pid, 8 * sizeof(nodes), &nodes, &nodes);
+	MM_RESULT("migrate_pages");
+	reach("move_pages(%d, %#lx)", (int)pid, addr);
+	r = syscall(SYS_move_pages, self ? 0 : pid, 1UL, pages, NULL, &status, 0);
+	MM_RESULT("move_pages");
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		r = -1;
+	} else {
+		iov.iov_base = (void *)addr;
+		iov.iov_len = 4096;
+		reach("process_madvise(%d, %#lx, MADV_COLD)", (int)pid, addr);
+		r = syscall(SYS_process_madvise, pidfd, &iov, 1UL, MADV_COLD, 0U);
+		close(pidfd);
+	}
+	MM_RESULT("process_madvise");
+#undef MM_RESULT
+	if (self) {
+		if (landed != n) {
+			errno = EPERM;
+			return refused("%d of %d calls on ourselves worked", landed, n);
+		}
+		return create_file(argv[1], "mm-ok\n");
+	}
+	if (create_file(argv[1], out) != 0)
+		return 1;
+	if (!landed) {
+		errno = EPERM;
+		return refused("no memory-placement call on %d landed", (int)pid);
+	}
+	return ok("%d of %d memory-placement calls on %d landed", landed, n, (int)pid);
+}
+
 /*
  * Raise RLIMIT_CORE (to unlimited, else the soft limit to the hard one),
  * then leave a child holding what we got, its pid in PIDFILE: the harness
@@ -3815,6 +3923,7 @@ static const struct {
 	{ "deputy-ask", cmd_deputy_ask, "@NAME|PATH PATH" },
 	{ "proc-read", cmd_proc_read, "PID|@PIDFILE|self|child FILE OUT: copy /proc/PID/FILE to OUT" },
 	{ "sched-set", cmd_sched_set, "PID|@PIDFILE|child [OUT]: setpriority, sched_setaffinity, prlimit(FSIZE)" },
+	{ "mm-pages", cmd_mm_pages, "PID|@PIDFILE|self OUT: migrate_pages, move_pages, process_madvise" },
 	{ "core-raise", cmd_core_raise, "PIDFILE: raise RLIMIT_CORE, leave a child holding it" },
 	{ "ipc-attack", cmd_ipc_attack, "KEYFILE: msgsnd to and write the shm of another process" },
 	{ "ipc-own", cmd_ipc_own, "OUT: the step's own queue and segment" },

@@ -815,6 +815,18 @@ check_sched() {
 	[ "$now" = "$SCHED_BEFORE" ] || { echo "the outside process now has $now (was $SCHED_BEFORE)"; return 1; }
 }
 
+# The answers to the memory-placement calls on the sleeper, the only trace
+# they leave: all three made, none landed.
+check_mm() {
+	local n
+	n=$(grep -cE '^(landed|refused) ' "$W/mm.out" 2>/dev/null)
+	[ "${n:-0}" = 3 ] || { echo "not three answers in $W/mm.out: '$(tr '\n' ';' <"$W/mm.out" 2>&1)'"; return 1; }
+	if grep -q '^landed' "$W/mm.out"; then
+		echo "landed on the outside process: $(grep '^landed' "$W/mm.out" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
 # The step's own process, left behind by core-raise: its RLIMIT_CORE, read
 # from outside, must be the 1/1 stepguard set (no core file, no pipe helper).
 check_core() {
@@ -1228,6 +1240,9 @@ cases() {
 	deny sched-other "setpriority, sched_setaffinity, prlimit(RLIMIT_FSIZE) on an outside process" needs:sched \
 		setup:start_sched_target teardown:stop_sleeper check:check_sched -- \
 		"$A" sched-set "@$LOGD/sleeper.pid"
+	deny mm-other "migrate_pages, move_pages, process_madvise on an outside process" \
+		setup:start_sleeper teardown:stop_sleeper check:check_mm -- \
+		"$A" mm-pages "@$LOGD/sleeper.pid" "$W/mm.out"
 	deny pty-other "write to a terminal whose slave an outside process holds" needs:ptys \
 		setup:start_pty_holder teardown:stop_pty_holder check:check_pty -- \
 		"$A" pty-write "@$LOGD/pty.path" SG-ADV-PTY-PWNED
@@ -1236,6 +1251,8 @@ cases() {
 
 	# Positive controls: the same kinds of operation inside the work dir.
 	allow create "create a file" file:"$W/new.txt=adversary" -- "$A" create "$W/new.txt"
+	allow mm-self "migrate_pages, move_pages, process_madvise on the step itself" \
+		file:"$W/mm.out=mm-ok" -- "$A" mm-pages self "$W/mm.out"
 	allow append "append" file:"$W/in.txt=inside
 PWNED-APPEND" -- "$A" append "$W/in.txt"
 	allow truncate "truncate(2)" size:"$W/in.txt=2" -- "$A" truncate "$W/in.txt" 2
