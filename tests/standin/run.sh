@@ -22,8 +22,11 @@
 # Root (the suites' root and sgtest passes); writes outside the work dirs
 # land for real against the unconfined stand-in, but only in the suites'
 # own scratch trees.  The vm suite boots one kernel (SG_STANDIN_KERNEL, or
-# the newest cached) with bpf in lsm= once per stand-in, sg.adv=none: half
-# an hour under TCG.
+# the newest cached) with bpf in lsm= once per stand-in, sg.adv=none (the
+# adversarial suite is the host suite's, judged above): about five minutes
+# a boot under TCG.  There the stand-in also replaces bpfdrive, which runs
+# the eBPF rows.  SG_STANDIN_KEEP=1 keeps the logs; SG_STANDIN_REUSE=DIR
+# judges a kept run's logs again without running the suites.
 set -u
 export LC_ALL=C
 
@@ -87,8 +90,19 @@ normalize() {
 
 # run_suite SUITE NAME BINARY: the suite's output in $out/NAME.SUITE.log,
 # its results in $out/NAME.SUITE, its status in $out/NAME.SUITE.status.
+# With SG_STANDIN_REUSE=DIR (a kept run's directory), a suite whose log
+# and status are there is judged again from them, not run: for changing
+# the controls without booting again.
 run_suite() {
 	local suite=$1 name=$2 bin=$3 log=$out/$2.$1.log st
+	local reuse=${SG_STANDIN_REUSE:-}
+	if [ -n "$reuse" ] && [ -f "$reuse/$name.$suite.log" ] && [ -f "$reuse/$name.$suite.status" ]; then
+		echo "standin: $suite against $name, from $reuse"
+		cp "$reuse/$name.$suite.log" "$log"
+		cp "$reuse/$name.$suite.status" "$out/$name.$suite.status"
+		normalize "$suite" <"$log" | sort -u -k2 >"$out/$name.$suite"
+		return
+	fi
 	echo "standin: $suite against $name"
 	case $suite in
 	host)
@@ -104,11 +118,15 @@ run_suite() {
 			timeout 3600 bash tests/failclosed/run.sh) >"$log" 2>&1
 		;;
 	vm)
-		local k=${SG_STANDIN_KERNEL:-}
+		local k=${SG_STANDIN_KERNEL:-} drive=$build/tests/bpfdrive
 		[ -n "$k" ] || k=$("$top/tests/vm/fetch-kernels.sh" --offline | tail -n 1)
+		# The eBPF rows run the filter through bpfdrive, not stepguard
+		# (its command line is the same: OPTIONS -- COMMAND): the
+		# stand-in replaces both.
+		[ "$name" = real ] || drive=$bin
 		(cd "$top" && STEPGUARD=$bin BUILD=$build SG_VM_OFFLINE=1 SG_VM_APPEND=sg.adv=none \
 			bash tests/vm/run.sh --kernel "$k" --config bpf \
-			"$build/tests/bpfdrive:/usr/local/bin/bpfdrive" \
+			"$drive:/usr/local/bin/bpfdrive" \
 			"$build/tests/fchelper:/usr/local/bin/fchelper") >"$log" 2>&1
 		;;
 	esac
