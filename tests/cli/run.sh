@@ -443,5 +443,13 @@ case $? in
 *) ko "caps: see above" ;;
 esac
 
+# the gap ptys said exactly when a writable root is a devpts directory
+STEPGUARD=$SG bash "$here/ptys-gap.sh"
+case $? in
+0) ok ptys-gap ;;
+77) ;; # skipped, and said why; never counted as passed
+*) ko "ptys-gap: see above" ;;
+esac
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

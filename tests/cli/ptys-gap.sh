@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tests/mutants/ptys-gap.sh — the gap `ptys` is said when a writable root
+# tests/cli/ptys-gap.sh — the gap `ptys` is said when a writable root
 # is a devpts directory, and only then (mutant 171's killer).
 #
-#   STEPGUARD=build/stepguard bash tests/mutants/ptys-gap.sh
+#   STEPGUARD=build/stepguard bash tests/cli/ptys-gap.sh
 #
 # /dev/pts as a root (the shipped [writes] dev-pts) makes every terminal of
 # the user writable, the step's own and the others alike; no backend can
