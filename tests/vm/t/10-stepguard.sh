@@ -42,7 +42,7 @@ else
 	backend=bpf-fmod
 fi
 # --check decides without running anything.
-vm_refused check 0 '' $RM stepguard --check -- sh -c "$(marked $RM)"
+vm_refused check 0 'decision: run' $RM stepguard --check -- sh -c "$(marked $RM)"
 vm_expect self-test 0 "backend +$backend" stepguard --self-test
 # The control of the root refusals below: the same step, allowed.
 vm_ran run 0 "write filter $backend" $RM stepguard -- sh -c "$(marked $RM)"

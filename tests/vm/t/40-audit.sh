@@ -48,7 +48,7 @@ else
 fi
 
 echo "# earlier content" > /tmp/summary.md
-vm_expect audit-summary 0 '' env GITHUB_STEP_SUMMARY=/tmp/summary.md stepguard audit --github "$ALOG"
+vm_expect audit-summary 0 '::error' env GITHUB_STEP_SUMMARY=/tmp/summary.md stepguard audit --github "$ALOG"
 if head -n 1 /tmp/summary.md | grep -q '^# earlier content' && grep -q '|' /tmp/summary.md &&
    grep -q 'p51' /tmp/summary.md; then
 	pass audit-summary-appended "the job summary kept its content and gained the table"
