@@ -205,6 +205,10 @@ done < <(printf '%s\n' "${!src_of[@]}" | grep '^/tests/[^/]*\.sh$' | sort)
 # or an absolute path.  Whatever a selected file needs must be in the
 # image: a test cannot pass for want of what it tests with, and skipping
 # it would hide that.
+# busybox's applets, read once: grep -q on the pipe itself would stop
+# reading at the first match, and busybox's SIGPIPE would then fail the
+# pipeline (pipefail) at random.
+applets=$(busybox --list)
 in_image() {
 	local d
 	case $1 in
@@ -213,7 +217,7 @@ in_image() {
 	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
 		[ -n "${src_of[$d/$1]-}" ] && return 0
 	done
-	busybox --list | grep -qxF -- "$1"
+	grep -qxF -- "$1" <<<"$applets"
 }
 declare -A needed_by=()
 for name in "${selected[@]}"; do
