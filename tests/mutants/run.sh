@@ -157,6 +157,7 @@ declare -A vm_killer=(
 	[181-ring-overflow-not-counted]='bpf-(lsm|fmod)-lost'
 	[182-scope-gone-lets-task-loose]='bpf-(lsm|fmod)-daemon'
 	[189-other-builds-pins-not-named]='bpf-(lsm|fmod)-stale'
+	[190-lsm-list-not-read]='bpf-lsm-probe-unlisted'
 )
 # The test file (tests/vm/t/NAME.sh) whose rows those are: 25-exec unless named.
 declare -A vm_file=(
@@ -168,6 +169,7 @@ declare -A vm_file=(
 	[181-ring-overflow-not-counted]=20-bpf
 	[182-scope-gone-lets-task-loose]=20-bpf
 	[189-other-builds-pins-not-named]=20-bpf
+	[190-lsm-list-not-read]=20-bpf
 )
 
 quick=0

@@ -23,11 +23,23 @@ echo "  bpfdrive pins: $(bpfdrive --version)"
 # p51-user, stale, reuse; adversarial 29: 19 refused, 7 allowed, xattr,
 # removexattr, chattr; guards 5; reach 15; lost, scopes, audit; daemons
 # 3; unload-busy, unload, unload-pins); before them, bpf-fmod-probe and
-# one bpf-lsm-probe row, or five rows of the lsm mode refused.
+# two bpf-lsm-probe rows, or five rows of the lsm mode refused.
 if vm_lsm_active bpf; then
 	modes="lsm fmod"
-	vm_plan $((2 + 2 * 63)) "2 probes, 63 a mode"
+	vm_plan $((3 + 2 * 63)) "2 probes, the LSM list read, 63 a mode"
 	vm_expect bpf-lsm-probe 0 'probe bpf-lsm: ok' bpfdrive --mode lsm --probe
+	# The decision behind bpf-lsm-probe-refused, which only a boot
+	# without bpf in lsm= runs, judged in this one too: the loader reads
+	# the active LSMs from securityfs, and with a list that lacks bpf
+	# bound over it the probe must refuse by name, although lsm/
+	# programs would load here and run.
+	echo "lockdown,capability,landlock,yama" > /run/sg-lsm-unlisted
+	if mount --bind /run/sg-lsm-unlisted /sys/kernel/security/lsm 2> /dev/null; then
+		vm_expect bpf-lsm-probe-unlisted 3 'bpf is not an active LSM' bpfdrive --mode lsm --probe
+		umount /sys/kernel/security/lsm
+	else
+		skip bpf-lsm-probe-unlisted "cannot bind a file over /sys/kernel/security/lsm"
+	fi
 else
 	modes="fmod"
 	vm_plan $((6 + 63)) "the lsm mode refused (5), the fmod probe, 63 for fmod"
