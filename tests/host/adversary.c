@@ -2765,6 +2765,21 @@ static unsigned long stack_of(pid_t pid)
 	return lo;
 }
 
+/* One memory-placement call's answer R: said, and added to OUT for the judge. */
+static bool mm_answer(const char *name, pid_t pid, long r, char *out, size_t len, size_t *o)
+{
+	if (*o >= len)
+		*o = len - 1;
+	if (r >= 0) {
+		ok("%s(%d)", name, (int)pid);
+		*o += (size_t)snprintf(out + *o, len - *o, "landed %s\n", name);
+		return true;
+	}
+	refused("%s(%d)", name, (int)pid);
+	*o += (size_t)snprintf(out + *o, len - *o, "refused %s %s\n", name, ename(errno));
+	return false;
+}
+
 /*
  * The memory-placement calls that name another process: migrate_pages
  * (node 0 to node 0), move_pages (where one page lives) and
@@ -2781,7 +2796,7 @@ static int cmd_mm_pages(int argc, char **argv)
 	unsigned long nodes = 1, addr;
 	char out[512];
 	size_t o = 0;
-	int status = 0, pidfd, landed = 0, n = 0;
+	int status = 0, pidfd, landed = 0;
 	struct iovec iov;
 	void *pages[1];
 	bool self;
@@ -2806,26 +2821,12 @@ static int cmd_mm_pages(int argc, char **argv)
 		addr = (unsigned long)page;
 	pages[0] = (void *)addr;
 
-#define MM_RESULT(name)                                                                   \
-	do {                                                                              \
-		n++;                                                                      \
-		if (r >= 0) {                                                             \
-			landed++;                                                         \
-			ok("%s(%d)", name, (int)pid);                                     \
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "landed %s\n", name); \
-		} else {                                                                  \
-			refused("%s(%d)", name, (int)pid);                                \
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "refused %s %s\n", name, \
-					      ename(errno));                              \
-		}                                                                         \
-	} while (0)
-
 	reach("migrate_pages(%d, node 0 -> node 0)", (int)pid);
 	r = syscall(SYS_migrate_pages, self ? 0 : pid, 8 * sizeof(nodes), &nodes, &nodes);
-	MM_RESULT("migrate_pages");
+	landed += mm_answer("migrate_pages", pid, r, out, sizeof(out), &o);
 	reach("move_pages(%d, %#lx)", (int)pid, addr);
 	r = syscall(SYS_move_pages, self ? 0 : pid, 1UL, pages, NULL, &status, 0);
-	MM_RESULT("move_pages");
+	landed += mm_answer("move_pages", pid, r, out, sizeof(out), &o);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
 		r = -1;
@@ -2836,12 +2837,11 @@ static int cmd_mm_pages(int argc, char **argv)
 		r = syscall(SYS_process_madvise, pidfd, &iov, 1UL, MADV_COLD, 0U);
 		close(pidfd);
 	}
-	MM_RESULT("process_madvise");
-#undef MM_RESULT
+	landed += mm_answer("process_madvise", pid, r, out, sizeof(out), &o);
 	if (self) {
-		if (landed != n) {
+		if (landed != 3) {
 			errno = EPERM;
-			return refused("%d of %d calls on ourselves worked", landed, n);
+			return refused("%d of 3 calls on ourselves worked", landed);
 		}
 		return create_file(argv[1], "mm-ok\n");
 	}
@@ -2851,7 +2851,7 @@ static int cmd_mm_pages(int argc, char **argv)
 		errno = EPERM;
 		return refused("no memory-placement call on %d landed", (int)pid);
 	}
-	return ok("%d of %d memory-placement calls on %d landed", landed, n, (int)pid);
+	return ok("%d of 3 memory-placement calls on %d landed", landed, (int)pid);
 }
 
 /*
