@@ -58,18 +58,31 @@ static json_object *argv_json(const struct sg_plan *s)
 	/* What is executed: the ruling options included. */
 	for (int i = 0; i < s->argc; i++) {
 		const char *arg = s->argv[i];
-		/* Never log a credential, or a piece of one, passed as an argument. */
-		const char *var = sg_credential_in(&s->policy, s->env, arg);
+		json_object *e = sg_json_bytes(arg);
+		const char *var;
 
+		/*
+		 * Never log a credential, or a piece of one, passed as an
+		 * argument: judged on the argument, on its escaped text (what a
+		 * reader of the record sees) and on the JSON written to the log
+		 * (what grep sees).  An escape's last hex digit next to the
+		 * argument's own bytes can spell a run the argument does not hold.
+		 */
+		var = sg_credential_in(&s->policy, s->env, arg);
+		if (!var && e)
+			var = sg_credential_shown(&s->policy, s->env, json_object_get_string(e),
+						  json_object_to_json_string_ext(
+							  e, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
 		if (var) {
 			char red[128];
 
+			json_object_put(e);
 			snprintf(red, sizeof(red), "(redacted: contains the value of %s or part of it)",
 				 var);
-			json_object_array_add(a, json_object_new_string(red));
-		} else {
-			json_object_array_add(a, sg_json_bytes(arg));
+			e = json_object_new_string(red);
 		}
+		json_object_array_add(a, e);
 	}
 	return a;
 }

@@ -424,17 +424,30 @@ const char *sg_credential_in(const struct sg_policy *p, char *const envp[], cons
 	return NULL;
 }
 
-static const char *show_arg(const struct sg_policy *p, char *const envp[],
-			    const char *arg, char *buf, size_t len)
+const char *sg_credential_shown(const struct sg_policy *p, char *const envp[],
+				const char *arg, const char *shown)
 {
 	const char *var = sg_credential_in(p, envp, arg);
 
-	if (var) {
+	return var ? var : sg_credential_in(p, envp, shown);
+}
+
+static const char *show_arg(const struct sg_policy *p, char *const envp[],
+			    const char *arg, char *buf, size_t len)
+{
+	const char *var;
+
+	/*
+	 * Quoted first, then judged on both forms: an escape's last hex
+	 * digit next to the argument's own bytes (\x0e then "t~v") can make
+	 * a run of the value that the argument alone does not hold.
+	 */
+	sg_quote_arg(arg, 80, buf, len);
+	var = sg_credential_shown(p, envp, arg, buf);
+	if (var)
 		snprintf(buf, len, "(an argument holding the value of %s or part of it, not shown)",
 			 var);
-		return buf;
-	}
-	return sg_quote_arg(arg, 80, buf, len);
+	return buf;
 }
 
 int sg_ruling_explain(const struct sg_policy *p, const struct sg_ruling *r,

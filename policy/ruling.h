@@ -100,6 +100,14 @@ const char *sg_quote_arg(const char *arg, size_t max, char *buf, size_t len);
  */
 #define SG_CREDENTIAL_RUN 4
 const char *sg_credential_in(const struct sg_policy *p, char *const envp[], const char *arg);
+/*
+ * As sg_credential_in(), on ARG and on SHOWN, the form of ARG that is
+ * printed or logged (quoted, escaped): an escape next to ARG's own bytes
+ * can spell a run of the value that ARG does not hold, and the guarantee
+ * is about the text a CI log keeps.
+ */
+const char *sg_credential_shown(const struct sg_policy *p, char *const envp[],
+				const char *arg, const char *shown);
 
 /* Is the scrub "set" (present, not empty, not "0"), held (present, not empty)? */
 const char *sg_scrub_set(const struct sg_policy *p, char *const envp[]);

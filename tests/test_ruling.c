@@ -1187,6 +1187,12 @@ static void test_sg_ruling_explain_never_prints_part_of_credential(void **state)
 		{ ARGV(piece, "--tools", ""), SG_NOT_MODEL_CLI },
 		{ ARGV("claude", "--tools", "", opt), SG_UNKNOWN_OPTION },
 		{ ARGV("claude", "--tools", "", "--verbose=" KEY_SECRET), SG_FLAG_WITH_VALUE },
+		/*
+		 * Three bytes of the key after a byte shown as \x1e: the
+		 * escape's "1e" and "Uo" spell "1eUo" of the key, which the
+		 * argument alone does not hold (found by tests/fuzz).
+		 */
+		{ ARGV("claude", "--tools", "", "--x\x1e" "Uo5"), SG_UNKNOWN_OPTION },
 	};
 
 	(void)state;

@@ -221,6 +221,13 @@ out=$("${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work --log "$T/cred.log" -- \
 if [ "$rc" -eq 0 ] && grep -qF '(redacted: contains the value of ANTHROPIC_API_KEY or part of it)' "$T/cred.log" &&
 	! grep -qF "${K:13:4}" "$T/cred.log"; then ok credential-piece-logged; else
 	ko "credential-piece-logged: status $rc: $out $(cat "$T/cred.log")"; fi
+# Three bytes of the key after a byte the log escapes as \x1e: the escape's
+# "1e" and "Uo" spell "1eUo" of the key, which the argument does not hold.
+out=$("${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -q -w work --log "$T/cred2.log" -- \
+	"$T/bin/claude" --tools "" -- "review $(printf '\036')Uo5" 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -qF '(redacted: contains the value of ANTHROPIC_API_KEY or part of it)' "$T/cred2.log" &&
+	! grep -qF "1eUo" "$T/cred2.log"; then ok credential-piece-spelled-by-escape; else
+	ko "credential-piece-spelled-by-escape: status $rc: $out $(cat "$T/cred2.log")"; fi
 expect 77 'the tool (an argument holding the value of ANTHROPIC_API_KEY or part of it, not shown)' \
 	credential-piece-explained -- "${E[@]}" ANTHROPIC_API_KEY=$K "$SG" -w work -- claude --tools "${K:0:20}"
 refute 77 "the command $HID is not the model CLI" "${K:22:4}" credential-piece-not-shown -- \

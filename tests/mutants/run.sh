@@ -138,6 +138,8 @@ declare -A killer=(
 	[186-no-new-privs-not-set]='host:^setuid-chown$'
 	[187-chmod-acts-on-the-name-again]=test_supervisor
 	[188-pins-not-named-by-the-object]=script:tests/cli/run.sh
+	[191-explanation-judges-the-argument-only]=test_ruling
+	[192-log-judges-the-argument-only]=script:tests/cli/run.sh
 )
 
 # The VM rows that kill each VM-only mutant (result names in the test
