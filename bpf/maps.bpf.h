@@ -47,6 +47,14 @@
 #define BPF_LOCAL_STORAGE_GET_F_CREATE 1
 #define F_GETFD 1
 #define PROC_SUPER_MAGIC 0x9fa0
+#define DEVPTS_SUPER_MAGIC 0x1cd1
+#define S_IFCHR 0020000
+/* The kernel's dev_t: 12 bits of major above 20 of minor (MINORBITS). */
+#define SG_MAJOR(dev) ((unsigned int)(dev) >> 20)
+#define SG_MINOR(dev) ((unsigned int)(dev) & ((1U << 20) - 1))
+#define TTYAUX_MAJOR 5               /* /dev/tty, /dev/console, /dev/ptmx (minor 2) */
+#define UNIX98_PTY_SLAVE_MAJOR 136   /* to 143: /dev/pts/N */
+#define TIOCSPTLCK 0x40045431        /* _IOW('T', 0x31, int): unlockpt(3) */
 #define PTRACE_MODE_NOAUDIT 0x04
 
 /*
@@ -191,6 +199,25 @@ struct {
 	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sg_socks SEC(".maps");
+
+/*
+ * The ptys each scope made: a slave's tty_struct, by address, to the scope
+ * of the task that unlocked its master (unlockpt(3), TIOCSPTLCK: every
+ * pty is unlocked by its maker before its slave can be opened).  Written
+ * by the ioctl hook only, for every task of the machine: a confined
+ * task's unlock records its scope, anyone else's deletes the entry, so an
+ * address reused by a new pty outside can never keep an old step's claim
+ * (deleting needs no memory and cannot fail for want of it).  LRU: when
+ * full, an old pty of some step is forgotten, and that step's next open of
+ * it is refused (deny), never another's let through.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sg_ptys SEC(".maps");
 
 /*
  * One ring buffer per scope: a BPF ring buffer has one consumer, and

@@ -4,8 +4,9 @@
  * through other processes rather than through files: another process's
  * /proc files (read by file_open, in stepguard.bpf.c, through
  * sg_proc_open()), the pathname UNIX sockets of daemons outside the
- * roots, and writable descriptors of outside files handed in by someone
- * else.  Included by stepguard.bpf.c before file_open, after
+ * roots, writable descriptors of outside files handed in by someone
+ * else, and other terminals (file_open and file_ioctl, through
+ * sg_pty_open() and sg_pty_unlock()).  Included by stepguard.bpf.c before file_open, after
  * sg_decide(), sg_refuse(), sg_same_scope() and SG_HOOK.
  */
 #ifndef SG_REACH_BPF_H
@@ -198,5 +199,94 @@ static __always_inline int do_file_receive(bool fmod, struct file *file)
 	return sg_decide(&c, SG_OP_RECEIVE, BPF_CORE_READ(file, f_flags), &o);
 }
 SG_HOOK(file_receive, (struct file *file), (file))
+
+/*
+ * Terminals.  /dev/pts holds every pty of the machine, the user's other
+ * terminals among them: opened, one is written to (its screen), read from
+ * (the keys typed into it) and set up (its echo, its size, by ioctl on any
+ * descriptor).  A root that holds /dev/pts (the shipped dev-pts) cannot
+ * tell them apart, so every open of a pty's slave, of any kind, is judged
+ * here, after the write path: a confined task may open
+ *
+ *   - its controlling terminal (the one stepguard was started on, which
+ *     the step inherits; signal->tty is that slave's tty_struct);
+ *   - a pty its own scope made: the scope that unlocked the master
+ *     (sg_pty_unlock()), whether the slave is then opened by name
+ *     (ptsname) or by TIOCGPTPEER (openpty(3), script(1)), which opens it
+ *     through the same hook.
+ *
+ * Anything else is refused: -EACCES and one event, op pty, arg the pty's
+ * number, its path.  A slave's tty_struct is its dentry's d_fsdata
+ * (devpts_pty_new()); the devpts root and ptmx are not character devices
+ * of the slave majors, and are left to the write path.
+ */
+static __always_inline int sg_pty_open(struct sg_cur *c, bool fmod, struct file *file)
+{
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct task_struct *task;
+	struct sg_objs o = {};
+	struct dentry *d;
+	__u64 slave;
+	__u32 *owner;
+	unsigned int major;
+
+	if (BPF_CORE_READ(inode, i_sb, s_magic) != DEVPTS_SUPER_MAGIC)
+		return 0;
+	major = SG_MAJOR(BPF_CORE_READ(inode, i_rdev));
+	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFCHR || major < UNIX98_PTY_SLAVE_MAJOR ||
+	    major > UNIX98_PTY_SLAVE_MAJOR + 7)
+		return 0;
+	d = BPF_CORE_READ(file, f_path.dentry);
+	slave = (__u64)BPF_CORE_READ(d, d_fsdata);
+	/* (no policy: what is left of a removed scope opens none) */
+	if (c->pol && slave) {
+		task = bpf_get_current_task_btf();
+		if ((__u64)BPF_CORE_READ(task, signal, tty) == slave)
+			return 0;
+		owner = bpf_map_lookup_elem(&sg_ptys, &slave);
+		if (owner && *owner == c->scope)
+			return 0;
+	}
+	o.mnt1 = o.pmnt1 = (__u64)BPF_CORE_READ(file, f_path.mnt);
+	o.dentry1 = o.pdent1 = (__u64)d;
+	if (fmod)
+		o.dpath = &file->f_path;
+	return sg_refuse(c, SG_OP_PTY, c->pol ? SG_WHY_GUARD : c->why, 0,
+			 (__u64)BPF_CORE_READ(inode, i_ino) - 3, &o, -EACCES);
+}
+
+/*
+ * TIOCSPTLCK on a pty master (/dev/ptmx or /dev/pts/ptmx: the device
+ * 5:2, wherever its node lies): asked before the ioctl runs, by every
+ * task.  A confined task with a policy claims the pty for its scope;
+ * any other task's unlock removes whatever claim the slave's address
+ * held, so a pty made outside is never a step's, even at the address of
+ * one that was.  Never refuses: unlocking is not the harm, opening the
+ * slave is.  A claim that cannot be stored (the map full of another
+ * scope's recent ones: LRU) leaves the step's own slave refused.
+ */
+static __always_inline void sg_pty_unlock(struct file *file)
+{
+	struct inode *inode = BPF_CORE_READ(file, f_inode);
+	struct tty_file_private *priv;
+	struct sg_cur c;
+	__u64 slave;
+	__u32 rdev = BPF_CORE_READ(inode, i_rdev);
+
+	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFCHR || SG_MAJOR(rdev) != TTYAUX_MAJOR ||
+	    SG_MINOR(rdev) != 2)
+		return;
+	priv = BPF_CORE_READ(file, private_data);
+	slave = (__u64)BPF_CORE_READ(priv, tty, link);
+	if (!slave)
+		return;
+	if (sg_current(&c) && c.pol) {
+		__u32 scope = c.scope;
+
+		bpf_map_update_elem(&sg_ptys, &slave, &scope, BPF_ANY);
+	} else {
+		bpf_map_delete_elem(&sg_ptys, &slave);
+	}
+}
 
 #endif /* SG_REACH_BPF_H */

@@ -76,6 +76,46 @@ static int remove_keyed(int map, size_t key_size, uint32_t scope)
 }
 
 /*
+ * Delete every entry of MAP (sg_ptys: a u64 key, a u32 scope value) whose
+ * value is SCOPE.  An entry that changes between the walk and the delete
+ * was claimed again by someone's unlock: deleting it costs that pty's
+ * maker its next open (deny), never lets anyone else in.
+ */
+static int remove_valued(int map, uint32_t scope)
+{
+	uint64_t key, next, *victims = NULL;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+	int r = 0;
+
+	while (bpf_map_get_next_key(map, prev, &next) == 0) {
+		uint32_t v;
+
+		if (bpf_map_lookup_elem(map, &next, &v) == 0 && v == scope) {
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				uint64_t *nv = realloc(victims, ncap * sizeof(*nv));
+
+				if (!nv) {
+					free(victims);
+					return -ENOMEM;
+				}
+				victims = nv;
+				cap = ncap;
+			}
+			victims[n++] = next;
+		}
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bpf_map_delete_elem(map, &victims[i]) < 0 && errno != ENOENT && r == 0)
+			r = -errno;
+	free(victims);
+	return r;
+}
+
+/*
  * The order matters: the policy goes first, so that from this moment the
  * scope's tasks are refused everything (no scope: deny), and no walk
  * can meet a half-removed root set as "allowed".
@@ -102,6 +142,13 @@ static int drop_scope(struct sg_bpf *b, uint32_t scope)
 			r = rr;
 		/* Likewise: a task whose policy is gone reaches no socket. */
 		rr = remove_keyed(b->maps[M_SOCKS], sizeof(struct sg_exec_key), scope);
+		if (rr < 0 && r == 0)
+			r = rr;
+		/*
+		 * And opens no pty (sg_pty_open()); the scope's claims go, so
+		 * that a later scope given the same random id inherits none.
+		 */
+		rr = remove_valued(b->maps[M_PTYS], scope);
 		if (rr < 0 && r == 0)
 			r = rr;
 	}

@@ -177,10 +177,11 @@ static __always_inline bool sg_open_writes(struct file *file)
 #include "bpf/reach.bpf.h"
 
 /*
- * Two decisions: a write open (the write path, as for every file), then,
- * for any open, another process's /proc file (sg_proc_open()).  The
- * write path goes first so that what it refuses is reported as it always
- * was (op open, outside the roots).
+ * Three decisions: a write open (the write path, as for every file), then,
+ * for any open, another process's /proc file (sg_proc_open()) and a pty
+ * the step neither made nor runs on (sg_pty_open()).  The write path goes
+ * first so that what it refuses is reported as it always was (op open,
+ * outside the roots).
  */
 static __always_inline int do_file_open(bool fmod, struct file *file)
 {
@@ -204,7 +205,10 @@ static __always_inline int do_file_open(bool fmod, struct file *file)
 		if (r)
 			return r;
 	}
-	return sg_proc_open(&c, fmod, file);
+	r = sg_proc_open(&c, fmod, file);
+	if (r)
+		return r;
+	return sg_pty_open(&c, fmod, file);
 }
 SG_HOOK(file_open, (struct file *file), (file))
 
@@ -532,6 +536,11 @@ static __always_inline bool sg_ioctl_writes(unsigned int cmd)
 static __always_inline int do_file_ioctl(bool fmod, struct file *file, unsigned int cmd,
 					 unsigned long arg)
 {
+	/* A pty's maker unlocks it: who that was decides who may open it. */
+	if (cmd == TIOCSPTLCK) {
+		sg_pty_unlock(file);
+		return 0;
+	}
 	if (!sg_ioctl_writes(cmd))
 		return 0;
 	return sg_object(fmod, SG_OP_CHATTR, cmd, &file->f_path, false);

@@ -428,11 +428,12 @@ static void process_gaps(struct sg_confine *c, const struct sg_policy *p,
 		c->gaps |= SG_GAP_IPC;
 	/*
 	 * /dev/pts as a root (the shipped [writes] dev-pts) makes every pty
-	 * of the user writable, and no backend can yet tell the step's own
-	 * from the others (docs/threat-model.md, "Other terminals").
+	 * of the user writable; only the eBPF filter can tell the step's own
+	 * from the others (sg_pty_open(): its terminal, the ptys it made), so
+	 * the Landlock backend says so (docs/threat-model.md, "Other
+	 * terminals").  Set in prepare(), once the backend is known.
 	 */
-	if (roots_hold_ptys(roots))
-		c->gaps |= SG_GAP_PTYS;
+	c->ptys_root = roots_hold_ptys(roots);
 }
 
 static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filter want,
@@ -510,6 +511,14 @@ static int prepare(struct sg_confine *c, const struct sg_policy *p, enum sg_filt
 	 * hook), but /proc/PID/cmdline asks no permission at all.
 	 */
 	c->gaps |= SG_GAP_PROC;
+	/*
+	 * A Landlock domain is fixed before the step runs: it cannot learn
+	 * which ptys the step will make, and a rule for /dev/pts grants them
+	 * all (a private devpts needs a mount namespace, which the
+	 * supervisor's view check refuses; docs/threat-model.md).
+	 */
+	if (c->ptys_root)
+		c->gaps |= SG_GAP_PTYS;
 
 	/*
 	 * The supervisor covers what Landlock does not mediate.  Its kernel

@@ -37,6 +37,7 @@ struct sg_confine {
 	const struct sg_roots *sockets; /* [sockets] allow, resolved; NULL: none */
 	uint64_t drop_caps;      /* what the step runs without (policy dropped_caps) */
 	bool root_step;          /* the step runs as uid 0: drop_caps matters */
+	bool ptys_root;          /* a writable root is a devpts directory (gap ptys on Landlock) */
 	bool core_dumps;         /* [stepguard] core-dumps = yes: RLIMIT_CORE left alone */
 	bool ipc_ns;             /* a private IPC namespace is to be made (root) */
 

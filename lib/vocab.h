@@ -43,6 +43,7 @@ enum sg_op {
 	SG_OP_RECEIVE,     /* a descriptor that writes outside, received by SCM_RIGHTS */
 	SG_OP_SCHED,       /* guard: scheduling or limits of a process out of the scope;
 			    * arg = target tgid << 32 | what (enum sg_sched_what) */
+	SG_OP_PTY,         /* guard: a pty the step neither made nor runs on; arg = its number */
 	SG_OP__MAX,
 };
 
@@ -117,6 +118,7 @@ static inline const char *sg_op_name(unsigned op)
 	case SG_OP_CONNECT: return "connect";
 	case SG_OP_RECEIVE: return "receive";
 	case SG_OP_SCHED: return "sched";
+	case SG_OP_PTY: return "pty";
 	default: return "unknown";
 	}
 }

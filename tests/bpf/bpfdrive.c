@@ -42,6 +42,12 @@
  *       send PATH          a datagram sent to it
  *       recv-fd PATH       connect, receive a descriptor (SCM_RIGHTS), write
  *                          "received" to it
+ *       pty PATH           open a terminal O_RDWR|O_NOCTTY (no read: a
+ *                          terminal's read blocks), nothing else
+ *       pty-own name|peer  a new pty: posix_openpt, grantpt, unlockpt, then
+ *                          its slave opened by ptsname (name) or by
+ *                          TIOCGPTPEER (peer, as openpty(3)); written, and
+ *                          read back on the master
  *   bpfdrive --serve KIND PATH SECONDS
  *       bind PATH (@NAME: abstract) and serve for SECONDS: KIND stream
  *       (accept), dgram (receive), or fd:FILE (accept, then hand each caller
@@ -265,6 +271,48 @@ static int recv_fd(int fd)
 	return r;
 }
 
+/*
+ * A pty of the caller's own, its slave opened by name or by TIOCGPTPEER:
+ * what the slave writes, the master reads.  0 or -errno.
+ */
+static int pty_own(bool peer)
+{
+	char buf[64] = "";
+	const char *sn = NULL;
+	int m, s = -1, r = 0;
+	ssize_t n;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0)
+		return -errno;
+	if (grantpt(m) < 0 || unlockpt(m) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (peer) {
+		s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	} else {
+		sn = ptsname(m);
+		s = sn ? open(sn, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	}
+	if (s < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (write(s, "own\n", 4) != 4) {
+		r = -errno;
+		goto out;
+	}
+	n = read(m, buf, sizeof(buf) - 1);
+	if (n < 3 || strncmp(buf, "own", 3) != 0)
+		r = n < 0 ? -errno : -EIO;
+out:
+	if (s >= 0)
+		close(s);
+	close(m);
+	return r;
+}
+
 /* One attempt to reach another process (see the head of this file). */
 static int try_one(int argc, char **argv)
 {
@@ -330,6 +378,18 @@ static int try_one(int argc, char **argv)
 		r = fd < 0 || sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, len) < 0 ? -1 : 0;
 		if (fd >= 0)
 			close(fd);
+	} else if (strcmp(what, "pty") == 0) {
+		int fd = open(arg, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+		r = fd < 0 ? -1 : 0;
+		if (fd >= 0)
+			close(fd);
+	} else if (strcmp(what, "pty-own") == 0) {
+		r = pty_own(strcmp(arg, "peer") == 0);
+		if (r < 0) {
+			errno = -r;
+			r = -1;
+		}
 	} else if (strcmp(what, "recv-fd") == 0) {
 		int fd = connect_stream(arg);
 

@@ -160,6 +160,10 @@ declare -A vm_killer=(
 	[182-scope-gone-lets-task-loose]='bpf-(lsm|fmod)-daemon'
 	[189-other-builds-pins-not-named]='bpf-(lsm|fmod)-stale'
 	[190-lsm-list-not-read]='bpf-lsm-probe-unlisted'
+	[193-pty-open-not-judged]='bpf-(lsm|fmod)-pty'
+	[194-pty-owner-scope-not-compared]='bpf-(lsm|fmod)-pty-other-scope'
+	[195-pty-claim-not-recorded]='bpf-(lsm|fmod)-pty-own'
+	[196-pty-terminal-not-allowed]='bpf-(lsm|fmod)-pty-ctty'
 )
 # The test file (tests/vm/t/NAME.sh) whose rows those are: 25-exec unless named.
 declare -A vm_file=(
@@ -172,6 +176,10 @@ declare -A vm_file=(
 	[182-scope-gone-lets-task-loose]=20-bpf
 	[189-other-builds-pins-not-named]=20-bpf
 	[190-lsm-list-not-read]=20-bpf
+	[193-pty-open-not-judged]=20-bpf
+	[194-pty-owner-scope-not-compared]=20-bpf
+	[195-pty-claim-not-recorded]=20-bpf
+	[196-pty-terminal-not-allowed]=20-bpf
 )
 
 quick=0

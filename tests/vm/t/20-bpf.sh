@@ -26,7 +26,7 @@ echo "  bpfdrive pins: $(bpfdrive --version)"
 # two bpf-lsm-probe rows, or five rows of the lsm mode refused.
 if vm_lsm_active bpf; then
 	modes="lsm fmod"
-	vm_plan $((3 + 2 * 63)) "2 probes, the LSM list read, 63 a mode"
+	vm_plan $((3 + 2 * 68)) "2 probes, the LSM list read, 68 a mode"
 	vm_expect bpf-lsm-probe 0 'probe bpf-lsm: ok' bpfdrive --mode lsm --probe
 	# The decision behind bpf-lsm-probe-refused, which only a boot
 	# without bpf in lsm= runs, judged in this one too: the loader reads
@@ -42,7 +42,7 @@ if vm_lsm_active bpf; then
 	fi
 else
 	modes="fmod"
-	vm_plan $((6 + 63)) "the lsm mode refused (5), the fmod probe, 63 for fmod"
+	vm_plan $((6 + 68)) "the lsm mode refused (5), the fmod probe, 68 for fmod"
 	# A lsm/ program would attach here and enforce nothing: the probe
 	# must say so, and open must refuse before loading anything.
 	vm_expect bpf-lsm-probe-refused 3 'bpf is not an active LSM' bpfdrive --mode lsm --probe
@@ -467,7 +467,7 @@ reach() {
 	t=bpf-$m
 	sleep 300 & a=$!
 	sleep 300 & v=$!
-	srv=
+	srv= pty_pids=
 
 	# 1. Scheduling and limits.  The control changes A, unconfined.
 	sa=$(sched_state $a)
@@ -633,29 +633,105 @@ reach() {
 		fail $t-receive-inside "exit $vm_status, file: $(cat "$w/recv-in"), $(events $t-receive-inside | head -n 1)"
 	fi
 
-	# Audit mode: each of the four lets the attempt through and says
+	# 5. Other terminals.  /dev/pts is a root here, as the shipped
+	# dev-pts makes it, so the write path lets every pty through and the
+	# pty rule alone decides.  H holds a pty outside any step (a user's
+	# terminal); O holds one inside another step (a concurrent step's).
+	pty_holder H ""
+	pty=$pty_path
+	pty_holder O "drv --root $w --root /dev/ptmx --root /dev/pts --"
+	opty=$pty_path
+	if [ -z "$pty" ] || [ -z "$opty" ]; then
+		for r in pty-control pty pty-other-scope pty-own pty-ctty; do
+			fail $t-$r "no pty holder: $(cat /tmp/pty-H.out /tmp/pty-O.out 2> /dev/null | head -n 4)"
+		done
+	else
+		vm_run $t-pty-control bpfdrive --try pty $pty
+		if [ "$vm_status" = 0 ] && [ "$(ntries $t-pty-control)" = 1 ]; then
+			pass $t-pty-control "unconfined: another terminal ($pty) opened for writing"
+		else
+			fail $t-pty-control "unconfined: $(tries $t-pty-control ': ok')"
+		fi
+		vm_run $t-pty drv --root "$w" --root /dev/ptmx --root /dev/pts -- bpfdrive --try pty $pty
+		if [ "$(ntries $t-pty)" != 1 ] || [ -n "$(tries $t-pty 'refused: Permission denied (errno 13)')" ]; then
+			fail $t-pty "not refused EACCES: $(tries $t-pty 'refused: Permission denied (errno 13)')"
+		elif ! has_event $t-pty "^EVENT op=pty decision=denied errno=13 .*path=$pty\$" ||
+			[ "$(events $t-pty | wc -l)" != 1 ]; then
+			fail $t-pty "no single op=pty event with the terminal's path: $(events $t-pty | head -n 2)"
+		else
+			pass $t-pty "confined: another terminal ($pty) refused EACCES although /dev/pts is a root, one op=pty event"
+		fi
+		vm_run $t-pty-other-scope drv --root "$w" --root /dev/ptmx --root /dev/pts -- bpfdrive --try pty $opty
+		if [ "$(ntries $t-pty-other-scope)" = 1 ] && [ -z "$(tries $t-pty-other-scope 'refused: Permission denied (errno 13)')" ] &&
+			has_event $t-pty-other-scope "^EVENT op=pty decision=denied errno=13 .*path=$opty\$"; then
+			pass $t-pty-other-scope "confined: a pty another step made ($opty) refused EACCES, op=pty event"
+		else
+			fail $t-pty-other-scope "$(tries $t-pty-other-scope 'refused: Permission denied (errno 13)') $(events $t-pty-other-scope | head -n 2)"
+		fi
+		vm_run $t-pty-own drv --root "$w" --root /dev/ptmx --root /dev/pts -- sh -c 'bpfdrive --try pty-own name; bpfdrive --try pty-own peer'
+		if [ "$(ntries $t-pty-own)" = 2 ] && [ -z "$(tries $t-pty-own ': ok')" ] && ! events $t-pty-own | grep -q .; then
+			pass $t-pty-own "confined: its own ptys, the slave opened by name and by TIOCGPTPEER, written and read back, no event"
+		else
+			fail $t-pty-own "$(tries $t-pty-own ': ok') $(events $t-pty-own | head -n 2)"
+		fi
+		# The terminal the step runs on, reopened by its name.
+		vm_run $t-pty-ctty adversary pty-run drv --root "$w" --root /dev/ptmx --root /dev/pts -- \
+			sh -c 'bpfdrive --try pty "$(readlink /proc/self/fd/0)"'
+		tr -d '\r' < "$VMTEST_STATE/$t-pty-ctty.out" > "$VMTEST_STATE/$t-pty-ctty.txt" &&
+			mv "$VMTEST_STATE/$t-pty-ctty.txt" "$VMTEST_STATE/$t-pty-ctty.out"
+		if [ "$(ntries $t-pty-ctty)" = 1 ] && grep -q '^try pty /dev/pts/[0-9]*: ok$' "$VMTEST_STATE/$t-pty-ctty.out" &&
+			! events $t-pty-ctty | grep -q .; then
+			pass $t-pty-ctty "confined: its controlling terminal, made outside, reopened by name, no event"
+		else
+			fail $t-pty-ctty "$(grep '^try' "$VMTEST_STATE/$t-pty-ctty.out") $(events $t-pty-ctty | head -n 2)"
+		fi
+	fi
+
+	# Audit mode: each of the five lets the attempt through and says
 	# audited, with the op it would have refused as.
 	: > /tmp/recv-out-$m
-	vm_run $t-reach-audit drv --audit --root "$w" -- sh -c "
+	vm_run $t-reach-audit drv --audit --root "$w" --root /dev/ptmx --root /dev/pts -- sh -c "
 		bpfdrive --try nice $v 1; bpfdrive --try open /proc/$v/cmdline
-		bpfdrive --try connect /run/sg-out-$m.sock; bpfdrive --try recv-fd $w/fd-out.sock"
+		bpfdrive --try connect /run/sg-out-$m.sock; bpfdrive --try recv-fd $w/fd-out.sock
+		bpfdrive --try pty ${pty:-/dev/pts/none}"
 	missing=
-	for op in sched proc connect receive; do
+	for op in sched proc connect receive pty; do
 		has_event $t-reach-audit "^EVENT op=$op decision=audited errno=0 " || missing="$missing $op"
 	done
-	if [ "$(ntries $t-reach-audit)" != 4 ] || [ -n "$(tries $t-reach-audit ': ok')" ] ||
+	if [ "$(ntries $t-reach-audit)" != 5 ] || [ -n "$(tries $t-reach-audit ': ok')" ] ||
 		[ "$(cat /tmp/recv-out-$m)" != received ]; then
 		fail $t-reach-audit "audit mode refused: $(tries $t-reach-audit ': ok')"
 	elif [ -n "$missing" ] || has_event $t-reach-audit 'decision=denied'; then
 		fail $t-reach-audit "no audited event for:$missing, or a denied one"
 	else
-		pass $t-reach-audit "audit mode: nice, /proc cmdline, connect, receive let through, each one audited event"
+		pass $t-reach-audit "audit mode: nice, /proc cmdline, connect, receive, another terminal let through, each one audited event"
 	fi
 
-	kill $a $v $srv 2> /dev/null
-	wait $a $v $srv 2> /dev/null
-	rm -f /run/sg-*-$m.sock /tmp/recv-out-$m
+	# (the confined holder's adversary outlives a killed bpfdrive)
+	for f in /proc/[0-9]*/cmdline; do
+		case "$(tr '\0' ' ' < "$f" 2> /dev/null)" in
+		"adversary pty-hold"*) f=${f#/proc/}; kill "${f%/cmdline}" 2> /dev/null ;;
+		esac
+	done
+	kill $a $v $srv $pty_pids 2> /dev/null
+	wait $a $v $srv $pty_pids 2> /dev/null
+	rm -f /run/sg-*-$m.sock /tmp/recv-out-$m /tmp/pty-H.out /tmp/pty-O.out
 	return 0
+}
+
+# pty_holder NAME WRAP: start `adversary pty-hold` (under WRAP, a command
+# prefix, or none) in the background, adding it to pty_pids; pty_path is
+# the slave's path once it is held (empty after 10 s without).
+pty_holder() {
+	rm -f /tmp/pty-$1.out
+	$2 adversary pty-hold > /tmp/pty-$1.out 2>&1 < /dev/null &
+	pty_pids="$pty_pids $!"
+	i=0
+	while [ $i -lt 100 ] && ! grep -q 'ready /dev/pts/' /tmp/pty-$1.out; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pty_path=$(sed -n 's/^.*ready \(\/dev\/pts\/[0-9]*\)$/\1/p' /tmp/pty-$1.out | head -n 1)
 }
 
 # A step that refuses faster than anyone reads: its ring fills, and the
