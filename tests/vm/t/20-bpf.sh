@@ -675,7 +675,7 @@ reach() {
 			fail $t-pty-own "$(tries $t-pty-own ': ok') $(events $t-pty-own | head -n 2)"
 		fi
 		# The terminal the step runs on, reopened by its name.
-		vm_run $t-pty-ctty adversary pty-run drv --root "$w" --root /dev/ptmx --root /dev/pts -- \
+		vm_run $t-pty-ctty adversary pty-run bpfdrive --mode "$m" --root "$w" --root /dev/ptmx --root /dev/pts -- \
 			sh -c 'bpfdrive --try pty "$(readlink /proc/self/fd/0)"'
 		tr -d '\r' < "$VMTEST_STATE/$t-pty-ctty.out" > "$VMTEST_STATE/$t-pty-ctty.txt" &&
 			mv "$VMTEST_STATE/$t-pty-ctty.txt" "$VMTEST_STATE/$t-pty-ctty.out"
@@ -683,7 +683,7 @@ reach() {
 			! events $t-pty-ctty | grep -q .; then
 			pass $t-pty-ctty "confined: its controlling terminal, made outside, reopened by name, no event"
 		else
-			fail $t-pty-ctty "$(grep '^try' "$VMTEST_STATE/$t-pty-ctty.out") $(events $t-pty-ctty | head -n 2)"
+			fail $t-pty-ctty "exit $vm_status: $(grep '^try' "$VMTEST_STATE/$t-pty-ctty.out") $(events $t-pty-ctty | head -n 2)"
 		fi
 	fi
 
