@@ -160,14 +160,15 @@ for tool in bash grep setpriv getent losetup; do
 	fi
 done
 # The compatibility suite (t/55-compat.sh runs tests/compat/run.sh) runs
-# real GNU tools, not busybox's applets: they go under /opt/compat/bin,
+# real GNU tools, not busybox's applets (and util-linux's script, whose
+# ptys the eBPF pty rule must let through): they go under /opt/compat/bin,
 # which only that test puts first in the steps' PATH (and GNU find, for
 # tree.sh's -printf).  What is left out (git, python3, npm, gcc, cargo:
 # tens of MB with their runtimes) is skipped there as "not in the VM image".
 files+=("$top/tests/compat/run.sh:/usr/local/share/stepguard/compat/run.sh"
 	"$top/tests/compat/tree.sh:/usr/local/share/stepguard/compat/tree.sh")
 for tool in tar cp mv ln touch chmod chown install mktemp sort sed patch find \
-	setfacl getfacl rsync; do
+	setfacl getfacl rsync script; do
 	if p=$(type -P "$tool"); then
 		files+=("$p:/opt/compat/bin/$tool")
 	else
