@@ -24,7 +24,7 @@
 #define SG_MAX_SCOPES 16
 
 /* The pinned maps user space opens, indexes of sg_bpf.maps (names: pins.c). */
-enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M_EXECS, M_SOCKS, M_PTYS, M__N };
+enum { M_TASK, M_REGISTRAR, M_SCOPES, M_ROOTS, M_RINGS, M_STATS, M_EXECS, M_SOCKS, M_PTYS, M_LISTENS, M__N };
 
 /*
  * The programs exec restriction needs, by pin name without the mode's

@@ -55,6 +55,7 @@
 #define TTYAUX_MAJOR 5               /* /dev/tty, /dev/console, /dev/ptmx (minor 2) */
 #define UNIX98_PTY_SLAVE_MAJOR 136   /* to 143: /dev/pts/N */
 #define TIOCSPTLCK 0x40045431        /* _IOW('T', 0x31, int): unlockpt(3) */
+#define AF_UNIX 1
 #define PTRACE_MODE_NOAUDIT 0x04
 
 /*
@@ -218,6 +219,23 @@ struct {
 	__type(value, __u32);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } sg_ptys SEC(".maps");
+
+/*
+ * The UNIX stream listeners each scope made: a listening sock, by
+ * address, to the scope of the task that called listen() on it (every
+ * stream listener does, before anyone can connect).  The same bookkeeping
+ * as sg_ptys: a confined task's listen records its scope, anyone else's
+ * deletes the entry, so a sock reused outside is never a step's; LRU when
+ * full (an old listener of some step forgotten: a connect to it refused).
+ * Read for abstract sockets only, which have no file to judge.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} sg_listens SEC(".maps");
 
 /*
  * One ring buffer per scope: a BPF ring buffer has one consumer, and

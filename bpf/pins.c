@@ -27,7 +27,7 @@
 /* The pin names of the maps, as libbpf pins them (by name). */
 static const char *const map_names[M__N] = {
 	"sg_task", "sg_registrar", "sg_scopes", "sg_roots", "sg_rings", "sg_stats", "sg_execs",
-	"sg_socks", "sg_ptys",
+	"sg_socks", "sg_ptys", "sg_listens",
 };
 
 SGB_DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir)

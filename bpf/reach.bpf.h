@@ -132,12 +132,16 @@ static __always_inline int sg_proc_open(struct sg_cur *c, bool fmod, struct file
  * or a send reaches OTHER only if its file lies beneath one of the
  * scope's writable roots (the walk the writes take: the step could have
  * made it there) or is one of the scope's allowed sockets, by identity
- * (sg_bpf_scope_sockets_allow()).  Abstract sockets (no file) are
- * Landlock's scope's to refuse, and unnamed ones (socketpair) lead only
- * to a process that handed them over: both are left alone.  A scope
+ * (sg_bpf_scope_sockets_allow()).  A stream connect to an abstract
+ * socket (no file) reaches only a listener of the caller's own scope
+ * (sg_connect_abstract()); abstract datagrams are Landlock's scope's to
+ * refuse (ABI 6; below it, the gap abstract-sockets), and unnamed sockets
+ * (socketpair) lead only to a process that handed them over.  A scope
  * whose policy is gone reaches none (sg_decide()).  Refused: -EACCES and
  * one event, op connect, arg enum sg_connect_how, the socket's path.
  */
+static __always_inline int sg_connect_abstract(struct sg_cur *c, struct sock *other);
+
 static __always_inline int sg_connect(__u64 how, struct sock *other)
 {
 	struct unix_sock *u = (void *)other;
@@ -148,14 +152,67 @@ static __always_inline int sg_connect(__u64 how, struct sock *other)
 	if (!sg_current(&c))
 		return 0;
 	d = BPF_CORE_READ(u, path.dentry);
-	if (!d)
+	if (!d) {
+		if (how == SG_CONNECT_STREAM && BPF_CORE_READ(u, addr))
+			return sg_connect_abstract(&c, other);
 		return 0;
+	}
 	if (c.pol && sg_sock_allowed(c.scope, BPF_CORE_READ(d, d_inode)))
 		return 0;
 	o.mnt1 = o.pmnt1 = (__u64)BPF_CORE_READ(u, path.mnt);
 	o.dentry1 = o.pdent1 = (__u64)d;
 	return sg_decide(&c, SG_OP_CONNECT, how, &o);
 }
+
+/*
+ * An abstract stream socket has no file to lie beneath a root: a
+ * container shim's, a desktop's or a build daemon's is a door like
+ * docker.sock.  OTHER, the listener, must be one the caller's scope made
+ * (sg_listens, recorded by socket_listen below), which keeps a step's
+ * own servers (a daemonized one included: the scope of the listen(),
+ * not of who holds the socket now) and nobody else's.  Refused: -EACCES,
+ * one event, op connect, arg SG_CONNECT_ABSTRACT, no path (the name is
+ * not a file).  Where Landlock's abstract scope is layered (ABI 6) it
+ * refuses the same connects, and datagrams too.
+ */
+static __always_inline int sg_connect_abstract(struct sg_cur *c, struct sock *other)
+{
+	__u64 key = (__u64)other;
+	__u32 *owner;
+
+	if (c->pol) {
+		owner = bpf_map_lookup_elem(&sg_listens, &key);
+		if (owner && *owner == c->scope)
+			return 0;
+	}
+	return sg_refuse(c, SG_OP_CONNECT, c->pol ? SG_WHY_OUTSIDE : c->why, 0, SG_CONNECT_ABSTRACT,
+			 NULL, -EACCES);
+}
+
+/*
+ * listen(2) on a UNIX socket, by any task: a confined task with a policy
+ * records the listener as its scope's, anyone else's listen deletes the
+ * record at that address (a sock freed and reused outside).  Never
+ * refuses.
+ */
+static __always_inline int do_socket_listen(bool fmod, struct socket *sock, int backlog)
+{
+	struct sock *sk = BPF_CORE_READ(sock, sk);
+	struct sg_cur c;
+	__u64 key = (__u64)sk;
+
+	if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_UNIX)
+		return 0;
+	if (sg_current(&c) && c.pol) {
+		__u32 scope = c.scope;
+
+		bpf_map_update_elem(&sg_listens, &key, &scope, BPF_ANY);
+	} else {
+		bpf_map_delete_elem(&sg_listens, &key);
+	}
+	return 0;
+}
+SG_HOOK(socket_listen, (struct socket *sock, int backlog), (sock, backlog))
 
 /* connect(2) on a stream or seqpacket socket: OTHER is the listener. */
 static __always_inline int do_unix_stream_connect(bool fmod, struct sock *sock, struct sock *other,

@@ -76,10 +76,11 @@ static int remove_keyed(int map, size_t key_size, uint32_t scope)
 }
 
 /*
- * Delete every entry of MAP (sg_ptys: a u64 key, a u32 scope value) whose
- * value is SCOPE.  An entry that changes between the walk and the delete
- * was claimed again by someone's unlock: deleting it costs that pty's
- * maker its next open (deny), never lets anyone else in.
+ * Delete every entry of MAP (sg_ptys, sg_listens: a u64 key, a u32 scope
+ * value) whose value is SCOPE.  An entry that changes between the walk
+ * and the delete was claimed again by someone's unlock or listen:
+ * deleting it costs that maker its next open or connect (deny), never
+ * lets anyone else in.
  */
 static int remove_valued(int map, uint32_t scope)
 {
@@ -149,6 +150,10 @@ static int drop_scope(struct sg_bpf *b, uint32_t scope)
 		 * that a later scope given the same random id inherits none.
 		 */
 		rr = remove_valued(b->maps[M_PTYS], scope);
+		if (rr < 0 && r == 0)
+			r = rr;
+		/* Likewise its listeners (sg_connect_abstract()). */
+		rr = remove_valued(b->maps[M_LISTENS], scope);
 		if (rr < 0 && r == 0)
 			r = rr;
 	}

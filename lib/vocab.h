@@ -59,6 +59,7 @@ enum sg_sched_what {
 enum sg_connect_how {
 	SG_CONNECT_STREAM = 1,  /* connect(2) to a stream or seqpacket listener */
 	SG_CONNECT_DGRAM,       /* connect(2) or sendmsg(2) to a datagram socket */
+	SG_CONNECT_ABSTRACT,    /* eBPF: a stream connect to an abstract socket (no path) */
 };
 
 enum sg_decision {

@@ -19,7 +19,7 @@ static const struct {
 	{ SG_GAP_TRUNCATE, "truncate", "truncation" },
 	{ SG_GAP_IOCTL_DEV, "ioctl-dev", "ioctl on device files" },
 	{ SG_GAP_SCOPING, "scoping", "signals and abstract sockets out of the step" },
-	{ SG_GAP_ABSTRACT, "abstract-sockets", "abstract sockets out of the step" },
+	{ SG_GAP_ABSTRACT, "abstract-sockets", "datagrams to abstract sockets out of the step" },
 	{ SG_GAP_EXEC, "exec", "the exec allow-list of a ruling step" },
 	{ SG_GAP_PROC, "proc", "other processes' /proc/PID/cmdline" },
 	{ SG_GAP_UNIX, "unix-sockets", "pathname UNIX sockets outside the roots" },

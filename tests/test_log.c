@@ -269,7 +269,7 @@ static void test_sg_gaps_str_and_parse(void **state)
 	assert_int_equal(sg_gap_parse("abstract-sockets", &g), 0);
 	assert_int_equal(g, SG_GAP_ABSTRACT);
 	sg_gaps_str(SG_GAP_ABSTRACT, buf, sizeof(buf));
-	assert_string_equal(buf, "abstract-sockets (abstract sockets out of the step)");
+	assert_string_equal(buf, "abstract-sockets (datagrams to abstract sockets out of the step)");
 	assert_int_equal(sg_gap_parse("everything", &g), -22);
 }
 

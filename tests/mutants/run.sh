@@ -164,6 +164,9 @@ declare -A vm_killer=(
 	[194-pty-owner-scope-not-compared]='bpf-(lsm|fmod)-pty-other-scope'
 	[195-pty-claim-not-recorded]='bpf-(lsm|fmod)-pty-own'
 	[196-pty-terminal-not-allowed]='bpf-(lsm|fmod)-pty-ctty'
+	[197-abstract-connect-not-judged]='bpf-(lsm|fmod)-connect-abstract'
+	[198-listen-not-recorded]='bpf-(lsm|fmod)-connect-abstract-own'
+	[199-abstract-owner-scope-not-compared]='bpf-(lsm|fmod)-connect-abstract-other-scope'
 )
 # The test file (tests/vm/t/NAME.sh) whose rows those are: 25-exec unless named.
 declare -A vm_file=(
@@ -180,6 +183,9 @@ declare -A vm_file=(
 	[194-pty-owner-scope-not-compared]=20-bpf
 	[195-pty-claim-not-recorded]=20-bpf
 	[196-pty-terminal-not-allowed]=20-bpf
+	[197-abstract-connect-not-judged]=20-bpf
+	[198-listen-not-recorded]=20-bpf
+	[199-abstract-owner-scope-not-compared]=20-bpf
 )
 
 quick=0

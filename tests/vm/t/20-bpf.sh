@@ -26,7 +26,7 @@ echo "  bpfdrive pins: $(bpfdrive --version)"
 # two bpf-lsm-probe rows, or five rows of the lsm mode refused.
 if vm_lsm_active bpf; then
 	modes="lsm fmod"
-	vm_plan $((3 + 2 * 68)) "2 probes, the LSM list read, 68 a mode"
+	vm_plan $((3 + 2 * 72)) "2 probes, the LSM list read, 72 a mode"
 	vm_expect bpf-lsm-probe 0 'probe bpf-lsm: ok' bpfdrive --mode lsm --probe
 	# The decision behind bpf-lsm-probe-refused, which only a boot
 	# without bpf in lsm= runs, judged in this one too: the loader reads
@@ -42,7 +42,7 @@ if vm_lsm_active bpf; then
 	fi
 else
 	modes="fmod"
-	vm_plan $((6 + 68)) "the lsm mode refused (5), the fmod probe, 68 for fmod"
+	vm_plan $((6 + 72)) "the lsm mode refused (5), the fmod probe, 72 for fmod"
 	# A lsm/ program would attach here and enforce nothing: the probe
 	# must say so, and open must refuse before loading anything.
 	vm_expect bpf-lsm-probe-refused 3 'bpf is not an active LSM' bpfdrive --mode lsm --probe
@@ -548,16 +548,21 @@ reach() {
 	fi
 
 	# 3. Pathname UNIX sockets: daemons outside the roots, one allowed,
-	# sockets beneath the root, an abstract one.
+	# sockets beneath the root; abstract ones: outside any step, and in
+	# another step (its server confined by a scope of its own).
 	rm -f /run/sg-*-$m.sock
 	for s in "stream /run/sg-out-$m.sock" "dgram /run/sg-outd-$m.sock" \
 		"stream /run/sg-allow-$m.sock" "stream $w/in.sock" "dgram $w/ind.sock" "stream @sg-abs-$m"; do
 		bpfdrive --serve $s 120 > /dev/null 2>&1 &
 		srv="$srv $!"
 	done
+	: > /tmp/sg-oth-$m.out
+	drv --root "$w" -- bpfdrive --serve stream @sg-oth-$m 120 > /tmp/sg-oth-$m.out 2>&1 &
+	srv="$srv $!"
 	i=0
 	while [ $i -lt 50 ] && ! { [ -S /run/sg-out-$m.sock ] && [ -S /run/sg-outd-$m.sock ] &&
-		[ -S /run/sg-allow-$m.sock ] && [ -S "$w/in.sock" ] && [ -S "$w/ind.sock" ]; }; do
+		[ -S /run/sg-allow-$m.sock ] && [ -S "$w/in.sock" ] && [ -S "$w/ind.sock" ] &&
+		grep -q 'serve: ready' /tmp/sg-oth-$m.out; }; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -580,12 +585,12 @@ reach() {
 	fi
 	vm_run $t-connect-allowed drv --root "$w" --socket /run/sg-allow-$m.sock -- sh -c "
 		bpfdrive --try connect /run/sg-allow-$m.sock; bpfdrive --try connect $w/in.sock
-		bpfdrive --try send $w/ind.sock; bpfdrive --try connect @sg-abs-$m"
+		bpfdrive --try send $w/ind.sock"
 	if ! grep -q 'sockets allowed: 1 files, 1 identities' "$VMTEST_STATE/$t-connect-allowed.out"; then
 		fail $t-connect-allowed "the allowed socket was not registered"
-	elif [ "$(ntries $t-connect-allowed)" = 4 ] && [ -z "$(tries $t-connect-allowed ': ok')" ] &&
+	elif [ "$(ntries $t-connect-allowed)" = 3 ] && [ -z "$(tries $t-connect-allowed ': ok')" ] &&
 		! events $t-connect-allowed | grep -q .; then
-		pass $t-connect-allowed "confined: the allowed socket, a stream and a datagram socket beneath the root, an abstract socket: all reached, no event"
+		pass $t-connect-allowed "confined: the allowed socket, a stream and a datagram socket beneath the root: all reached, no event"
 	else
 		fail $t-connect-allowed "$(tries $t-connect-allowed ': ok') $(events $t-connect-allowed | head -n 2)"
 	fi
@@ -595,6 +600,44 @@ reach() {
 		pass $t-connect-unlisted "confined without --socket: the same socket refused (event)"
 	else
 		fail $t-connect-unlisted "reached without being listed, or no event"
+	fi
+
+	# Abstract stream sockets: no file, so the listener's scope decides
+	# (the scope of the task that called listen()).
+	vm_run $t-connect-abstract-control bpfdrive --try connect @sg-abs-$m
+	if [ "$vm_status" = 0 ] && [ "$(ntries $t-connect-abstract-control)" = 1 ]; then
+		pass $t-connect-abstract-control "unconfined: a stream connect to @sg-abs-$m lands"
+	else
+		fail $t-connect-abstract-control "$(tries $t-connect-abstract-control ': ok')"
+	fi
+	vm_run $t-connect-abstract drv --root "$w" -- bpfdrive --try connect @sg-abs-$m
+	if [ "$(ntries $t-connect-abstract)" != 1 ] || [ -n "$(tries $t-connect-abstract 'refused: Permission denied (errno 13)')" ]; then
+		fail $t-connect-abstract "not refused EACCES: $(tries $t-connect-abstract 'refused: Permission denied (errno 13)')"
+	elif ! has_event $t-connect-abstract "^EVENT op=connect decision=denied errno=13 .* arg=0x3 " ||
+		[ "$(events $t-connect-abstract | wc -l)" != 1 ]; then
+		fail $t-connect-abstract "no single op=connect event with arg 3: $(events $t-connect-abstract | head -n 2)"
+	else
+		pass $t-connect-abstract "confined: a stream connect to an abstract socket outside refused EACCES, one op=connect event (arg 3)"
+	fi
+	vm_run $t-connect-abstract-other-scope drv --root "$w" -- bpfdrive --try connect @sg-oth-$m
+	if [ "$(ntries $t-connect-abstract-other-scope)" = 1 ] &&
+		[ -z "$(tries $t-connect-abstract-other-scope 'refused: Permission denied (errno 13)')" ] &&
+		has_event $t-connect-abstract-other-scope "^EVENT op=connect decision=denied errno=13 .* arg=0x3 "; then
+		pass $t-connect-abstract-other-scope "confined: an abstract socket another step listens on refused EACCES, op=connect event"
+	else
+		fail $t-connect-abstract-other-scope "$(tries $t-connect-abstract-other-scope 'refused: Permission denied (errno 13)') $(events $t-connect-abstract-other-scope | head -n 2)"
+	fi
+	vm_run $t-connect-abstract-own drv --root "$w" -- sh -c "
+		bpfdrive --serve stream @sg-own-$m 30 > $w/own-serve 2>&1 & s=\$!
+		i=0
+		while [ \$i -lt 50 ] && ! grep -q 'serve: ready' $w/own-serve; do sleep 0.1; i=\$((i + 1)); done
+		bpfdrive --try connect @sg-own-$m
+		kill \$s"
+	if [ "$(ntries $t-connect-abstract-own)" = 1 ] && [ -z "$(tries $t-connect-abstract-own ': ok')" ] &&
+		! events $t-connect-abstract-own | grep -q .; then
+		pass $t-connect-abstract-own "confined: its own abstract stream server reached, no event"
+	else
+		fail $t-connect-abstract-own "$(tries $t-connect-abstract-own ': ok') $(events $t-connect-abstract-own | head -n 2)"
 	fi
 
 	# 4. Writable descriptors handed in (SCM_RIGHTS) by an unconfined
@@ -715,7 +758,7 @@ reach() {
 	done
 	kill $a $v $srv $pty_pids 2> /dev/null
 	wait $a $v $srv $pty_pids 2> /dev/null
-	rm -f /run/sg-*-$m.sock /tmp/recv-out-$m /tmp/pty-H.out /tmp/pty-O.out
+	rm -f /run/sg-*-$m.sock /tmp/recv-out-$m /tmp/pty-H.out /tmp/pty-O.out /tmp/sg-oth-$m.out
 	return 0
 }
 
