@@ -4,10 +4,11 @@
  * through other processes rather than through files: another process's
  * /proc files (read by file_open, in stepguard.bpf.c, through
  * sg_proc_open()), the pathname UNIX sockets of daemons outside the
- * roots, writable descriptors of outside files handed in by someone
- * else, and other terminals (file_open and file_ioctl, through
- * sg_pty_open() and sg_pty_unlock()).  Included by stepguard.bpf.c before file_open, after
- * sg_decide(), sg_refuse(), sg_same_scope() and SG_HOOK.
+ * roots and the abstract ones of listeners outside the step, writable
+ * descriptors of outside files handed in by someone else, and other
+ * terminals (file_open and file_ioctl, through sg_pty_open() and
+ * sg_pty_unlock()).  Included by stepguard.bpf.c before file_open,
+ * after sg_decide(), sg_refuse(), sg_same_scope() and SG_HOOK.
  */
 #ifndef SG_REACH_BPF_H
 #define SG_REACH_BPF_H
