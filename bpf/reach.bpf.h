@@ -82,9 +82,10 @@ static __always_inline bool sg_proc_public(struct dentry *d)
  * command line is where CI secrets often travel.  The step's own tasks
  * (/proc/self, its children) are in its scope and unaffected.
  *
- * The superblock's magic is read first: for every other file this costs
- * two reads.  A procfs inode is a struct proc_inode around its vfs_inode;
- * its pid is set only for per-process entries (/proc/net/..., /proc/sys
+ * Called for a file on procfs only (do_file_open() reads the
+ * superblock's magic once, for this and sg_pty_open()).  A procfs inode
+ * is a struct proc_inode around its vfs_inode; its pid is set only for
+ * per-process entries (/proc/net/..., /proc/sys
  * have none: not a process's, left alone).  The task is that pid's
  * PIDTYPE_PID task (the thread, for /proc/PID/task/TID/...), and its
  * scope is read by sg_scope_of(): a task that is gone, or whose mark
@@ -101,8 +102,6 @@ static __always_inline int sg_proc_open(struct sg_cur *c, bool fmod, struct file
 	struct pid *pid;
 	__u64 task = 0, tgid = 0;
 
-	if (BPF_CORE_READ(inode, i_sb, s_magic) != PROC_SUPER_MAGIC)
-		return 0;
 	pi = (void *)inode - bpf_core_field_offset(struct proc_inode, vfs_inode);
 	pid = BPF_CORE_READ(pi, pid);
 	if (!pid)
@@ -276,7 +275,8 @@ SG_HOOK(file_receive, (struct file *file), (file))
  * Anything else is refused: -EACCES and one event, op pty, arg the pty's
  * number, its path.  A slave's tty_struct is its dentry's d_fsdata
  * (devpts_pty_new()); the devpts root and ptmx are not character devices
- * of the slave majors, and are left to the write path.
+ * of the slave majors, and are left to the write path.  Called for a
+ * file on a devpts file system only (do_file_open()).
  */
 static __always_inline int sg_pty_open(struct sg_cur *c, bool fmod, struct file *file)
 {
@@ -288,8 +288,6 @@ static __always_inline int sg_pty_open(struct sg_cur *c, bool fmod, struct file 
 	__u32 *owner;
 	unsigned int major;
 
-	if (BPF_CORE_READ(inode, i_sb, s_magic) != DEVPTS_SUPER_MAGIC)
-		return 0;
 	major = SG_MAJOR(BPF_CORE_READ(inode, i_rdev));
 	if ((BPF_CORE_READ(inode, i_mode) & S_IFMT) != S_IFCHR || major < UNIX98_PTY_SLAVE_MAJOR ||
 	    major > UNIX98_PTY_SLAVE_MAJOR + 7)

@@ -205,10 +205,18 @@ static __always_inline int do_file_open(bool fmod, struct file *file)
 		if (r)
 			return r;
 	}
-	r = sg_proc_open(&c, fmod, file);
-	if (r)
-		return r;
-	return sg_pty_open(&c, fmod, file);
+	/*
+	 * Then by file system, its magic read once: every open of a
+	 * confined task comes here, and most are neither.
+	 */
+	switch (BPF_CORE_READ(file, f_inode, i_sb, s_magic)) {
+	case PROC_SUPER_MAGIC:
+		return sg_proc_open(&c, fmod, file);
+	case DEVPTS_SUPER_MAGIC:
+		return sg_pty_open(&c, fmod, file);
+	default:
+		return 0;
+	}
 }
 SG_HOOK(file_open, (struct file *file), (file))
 
