@@ -371,6 +371,43 @@ SG=$(realpath "$SG") || die "no $STEPGUARD"
 ME=$(id -un)
 MYUID=$(id -u)
 
+# logger's case needs a log daemon behind /dev/log.  Where the machine has
+# none (a container, the VM's initramfs, a CI machine without syslog), root
+# runs busybox's syslogd for the suite's time, into a file of its own, and
+# removes its socket at the end: the case then shows that the step's
+# datagrams reach a pathname socket the shipped policy lists ([sockets]
+# allow = ?/dev/log), on the backend that runs.  Without busybox the case
+# is skipped ("no /dev/log on this machine").
+SYSLOGD_PID='' SYSLOGD_DIR=''
+stop_syslogd() {
+	[ -n "$SYSLOGD_PID" ] || return 0
+	kill "$SYSLOGD_PID" 2> /dev/null
+	wait "$SYSLOGD_PID" 2> /dev/null
+	rm -f /dev/log
+	rm -rf "$SYSLOGD_DIR"
+	SYSLOGD_PID=''
+}
+if [ -z "${SG_COMPAT_INNER:-}" ] && [ "$MYUID" = 0 ] && [ ! -e /dev/log ] && [ ! -L /dev/log ] &&
+	bb=$(command -v busybox) && "$bb" --list | grep -qx syslogd; then
+	SYSLOGD_DIR=$(mktemp -d /var/tmp/sg-compat-syslog.XXXXXX) || die "mktemp"
+	"$bb" syslogd -n -O "$SYSLOGD_DIR/messages" &
+	SYSLOGD_PID=$!
+	trap stop_syslogd EXIT
+	# Its socket exists once it is ready to take datagrams; it makes it
+	# at once or dies (a second daemon, a read-only /dev).
+	for _ in $(seq 100); do
+		[ -S /dev/log ] && break
+		kill -0 "$SYSLOGD_PID" 2> /dev/null || break
+		sleep 0.05
+	done
+	if [ -S /dev/log ]; then
+		echo "compat: no /dev/log here: busybox syslogd serves it for the suite (pid $SYSLOGD_PID)"
+	else
+		echo "compat: busybox syslogd did not make /dev/log: the logger case will be skipped"
+		stop_syslogd
+	fi
+fi
+
 # ---------------------------------------------------------------------
 # The wrapper: as root, the three runs, each in a process of its own.
 
@@ -479,6 +516,7 @@ mkdir "$BASE/bare" "$BASE/conf" "$BASE/log" "$BASE/out" || die "mkdir in $BASE"
 CTL=/tmp/sg-compat-outside.$TAG.$$
 cleanup() {
 	rm -f "$CTL"
+	stop_syslogd
 	if [ "$KEEP" = 1 ]; then echo "compat: kept $BASE"; else rm -rf "$BASE"; fi
 }
 trap cleanup EXIT

@@ -168,7 +168,7 @@ done
 files+=("$top/tests/compat/run.sh:/usr/local/share/stepguard/compat/run.sh"
 	"$top/tests/compat/tree.sh:/usr/local/share/stepguard/compat/tree.sh")
 for tool in tar cp mv ln touch chmod chown install mktemp sort sed patch find \
-	setfacl getfacl rsync script; do
+	setfacl getfacl rsync script nice logger; do
 	if p=$(type -P "$tool"); then
 		files+=("$p:/opt/compat/bin/$tool")
 	else
