@@ -1,6 +1,6 @@
 #!/bin/bash
-# tests/fresh/run.sh [--check] — the README's quick start, typed as written,
-# on a fresh minimal Debian: a debootstrap --variant=minbase root (no make,
+# tests/fresh/run.sh [--check] — the README's quick start, typed as written
+# (read from README.md), on a fresh minimal Debian: a debootstrap --variant=minbase root (no make,
 # no compiler, nothing but apt), a clean clone of this repository in it,
 # and, as root in that chroot:
 #
@@ -102,8 +102,29 @@ inroot() { # NAME COMMAND: run COMMAND as root in the chroot, in /src, by sh -c
 	return $rc
 }
 
+# The commands are the README's own, read from its quick start (the
+# first two sh blocks after "## Quick start"), so that this test types
+# what the README says and fails when the two part.
+readme_cmds=$(awk '/^## Quick start/ { q = 1 }
+	q && /^```sh/ { b = 1; next }
+	q && b && /^```/ { b = 0; if (++n == 2) exit; next }
+	q && b { print }' "$src/README.md")
+first_cmd=$(sed -n 1p <<<"$readme_cmds")
+check_cmd=$(sed -n 2p <<<"$readme_cmds")
+if [ "$(wc -l <<<"$readme_cmds")" != 2 ] || [ -z "$first_cmd" ] || [ -z "$check_cmd" ]; then
+	echo "FAIL fresh: README.md's quick start is not two one-line sh blocks:"
+	sed 's/^/    | /' <<<"$readme_cmds"
+	exit 1
+fi
+case $first_cmd in *--self-test*) ;; *)
+	echo "FAIL fresh: the README's first command does not run the self-test: $first_cmd"; exit 1 ;;
+esac
+case $check_cmd in *'make check'*) ;; *)
+	echo "FAIL fresh: the README's second command does not run make check: $check_cmd"; exit 1 ;;
+esac
+
 fail=0
-if inroot first 'sh deps.sh && make && build/stepguard --self-test'; then
+if inroot first "$first_cmd"; then
 	if grep -q '^PASS' "$T/first.log"; then
 		echo "PASS fresh-first — $(grep '^PASS' "$T/first.log" | head -n 1 | cut -c1-120)"
 	else
@@ -113,7 +134,7 @@ else
 	echo "FAIL fresh-first:"; tail -n 30 "$T/first.log" | sed 's/^/    | /'; fail=1
 fi
 if [ "$check" = 1 ] && [ "$fail" = 0 ]; then
-	if inroot check 'sh deps.sh check && make check'; then
+	if inroot check "$check_cmd"; then
 		echo "PASS fresh-check — $(grep -cE '^(PASS|FAIL|SKIP) ' "$T/check.log") results; skipped:"
 		grep -E '^SKIP ' "$T/check.log" | cut -c1-160 | sed 's/^/    /' | head -n 60
 	else
