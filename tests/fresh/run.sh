@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/fresh/run.sh [--check] — the README's quick start, typed as written
-# (read from README.md), on a fresh minimal Debian: a debootstrap --variant=minbase root (no make,
-# no compiler, nothing but apt), a clean clone of this repository in it,
-# and, as root in that chroot:
+# (read from README.md), on a fresh minimal Debian: a debootstrap
+# --variant=minbase root (no make, no compiler, nothing but apt), a clean
+# clone of this repository in it, and, as root in that chroot:
 #
 #     sh deps.sh && make && build/stepguard --self-test        (always)
 #     sh deps.sh check && make check                           (--check)
@@ -27,6 +27,29 @@ skip() { echo "SKIP fresh: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || skip "no debootstrap (apt-get install debootstrap)"
 command -v git >/dev/null || skip "no git"
+
+# The commands are the README's own, read from its quick start (the
+# first two sh blocks after "## Quick start", in the commit the chroot
+# clones), so that this test types
+# what the README says and fails when the two part; read first, so that
+# a README that breaks the test fails before minutes of debootstrap.
+readme_cmds=$(awk '/^## Quick start/ { q = 1 }
+	q && /^```sh/ { b = 1; next }
+	q && b && /^```/ { b = 0; if (++n == 2) exit; next }
+	q && b { print }' < <(git -C "$src" show HEAD:README.md))
+first_cmd=$(sed -n 1p <<<"$readme_cmds")
+check_cmd=$(sed -n 2p <<<"$readme_cmds")
+if [ "$(wc -l <<<"$readme_cmds")" != 2 ] || [ -z "$first_cmd" ] || [ -z "$check_cmd" ]; then
+	echo "FAIL fresh: README.md's quick start is not two one-line sh blocks:"
+	sed 's/^/    | /' <<<"$readme_cmds"
+	exit 1
+fi
+case $first_cmd in *--self-test*) ;; *)
+	echo "FAIL fresh: the README's first command does not run the self-test: $first_cmd"; exit 1 ;;
+esac
+case $check_cmd in *'make check'*) ;; *)
+	echo "FAIL fresh: the README's second command does not run make check: $check_cmd"; exit 1 ;;
+esac
 
 suite=${FRESH_SUITE:-bookworm}
 mirror=${FRESH_MIRROR:-}
@@ -101,27 +124,6 @@ inroot() { # NAME COMMAND: run COMMAND as root in the chroot, in /src, by sh -c
 	echo "   exit $rc after $((SECONDS - start)) s"
 	return $rc
 }
-
-# The commands are the README's own, read from its quick start (the
-# first two sh blocks after "## Quick start"), so that this test types
-# what the README says and fails when the two part.
-readme_cmds=$(awk '/^## Quick start/ { q = 1 }
-	q && /^```sh/ { b = 1; next }
-	q && b && /^```/ { b = 0; if (++n == 2) exit; next }
-	q && b { print }' "$src/README.md")
-first_cmd=$(sed -n 1p <<<"$readme_cmds")
-check_cmd=$(sed -n 2p <<<"$readme_cmds")
-if [ "$(wc -l <<<"$readme_cmds")" != 2 ] || [ -z "$first_cmd" ] || [ -z "$check_cmd" ]; then
-	echo "FAIL fresh: README.md's quick start is not two one-line sh blocks:"
-	sed 's/^/    | /' <<<"$readme_cmds"
-	exit 1
-fi
-case $first_cmd in *--self-test*) ;; *)
-	echo "FAIL fresh: the README's first command does not run the self-test: $first_cmd"; exit 1 ;;
-esac
-case $check_cmd in *'make check'*) ;; *)
-	echo "FAIL fresh: the README's second command does not run make check: $check_cmd"; exit 1 ;;
-esac
 
 fail=0
 if inroot first "$first_cmd"; then
