@@ -1853,6 +1853,12 @@ static int cmd_orphan_then_write(int argc, char **argv)
 		return usage_error("orphan-then-write NEWFILE [ATTRTARGET [DONEFILE]]");
 	if (argc == 3)
 		done_fd = open_done(argv[2]);
+	/*
+	 * The harness kills stepguard on this line, not on "start": on
+	 * Landlock, once the supervisor is gone, the marker's O_CREAT would
+	 * fail (ENOSYS) and the case could not be judged.
+	 */
+	note("armed, waiting for parent %d to die", (int)parent);
 	for (i = 0; i < 500 && getppid() == parent; i++)
 		sleep_ms(20);
 	if (getppid() == parent) {

@@ -313,8 +313,8 @@ snapdiff() {
 #   fd3:DIR fd5:FILE fd9:FILE     descriptors open before stepguard starts
 #   sgopt:ARG        an extra stepguard option
 #   mode-raw         `stepguard -- CMD` (no -q, no -w; cwd is the work dir)
-#   kill-parent      once the step has started, SIGKILL its parent (stepguard);
-#                    a denial whose parent was not killed fails
+#   kill-parent      once the step says it is armed, SIGKILL its parent
+#                    (stepguard); a denial whose parent was not killed fails
 #   mode-pty         on a new terminal, whose next reader runs what was typed
 #   needs:root needs:user needs:chgrp needs:suid
 #   needs:scoping   (skipped where stepguard reports the gap scoping: abstract
@@ -442,10 +442,14 @@ run_step() {
 		: >"$OUT"
 		(cd "$W" && exec "${STEP_WRAP[@]}" "${as[@]}" env -i "${senv[@]}" "${pre[@]}" "${O_CMD[@]}") \
 			>"$OUT" 2>&1 </dev/null &
-		local job=$! ppid='' n
+		local job=$! ppid='' armed='' n
+		# Killed once the step is armed (its completion marker open, its
+		# own start markers written): killed earlier, on Landlock those
+		# creates would meet a supervisor already gone (ENOSYS).
 		for ((n = 0; n < 200; n++)); do
 			ppid=$(sed -n 's/^adversary [^:]*: start, pid [0-9]*, ppid \([0-9]*\),.*/\1/p' "$OUT" | head -1)
-			[ -n "$ppid" ] && break
+			armed=$(grep -m 1 '^adversary [^:]*: armed' "$OUT")
+			[ -n "$ppid" ] && [ -n "$armed" ] && break
 			sleep 0.02
 		done
 		# What the case judges happens only once stepguard is dead: a
@@ -453,6 +457,8 @@ run_step() {
 		# that never comes, and nothing lands.
 		if [ -z "$ppid" ]; then
 			NOT_KILLED="no step started within 4 s, so no stepguard to kill"
+		elif [ -z "$armed" ]; then
+			NOT_KILLED="the step started but did not say it was armed within 4 s"
 		elif [ "$ppid" != "$job" ]; then
 			NOT_KILLED="the step's parent ($ppid) is not the process started ($job), which was not killed"
 		elif ! kill -KILL "$ppid" 2>/dev/null; then
